@@ -1,0 +1,1 @@
+"""Frappe-free analytics: the data contract, the catalogue of analyses, forecasts and charts."""

@@ -1,0 +1,1 @@
+"""Frappe-free knowledge: process documents, chunking, embedding, the pgvector store and search."""

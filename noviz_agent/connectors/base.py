@@ -1,0 +1,126 @@
+"""The connector contract: how the engine reaches the system of record.
+
+Every part of the engine depends on this interface and nothing else. It speaks canonical
+names (entities like `sales_invoice`, fields like `date`, `total`) and a small canonical
+filter language, and returns canonical rows. A connector always acts as one person: it
+never widens what that person may see or do.
+
+Filters are a list of `[field, op, value]` triples (or a dict of `field: value` for
+equality). Operators: `=`, `!=`, `>`, `>=`, `<`, `<=`, `in`, `not in`, `like`,
+`not like`, `between` (value is `[low, high]`), `is` (value `"set"` or `"not set"`).
+
+Aggregate metrics are `{"fn": "sum"|"count"|"avg"|"min"|"max", "field": name, "as": alias}`;
+`count` may omit `field`.
+
+Failures raise the engine's named errors (`noviz_agent.engine.errors`): `PermissionDenied`
+with the system's own message, `NotFound`, `ValidationFailed`, or `ToolError`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, runtime_checkable
+
+OPERATORS = ("=", "!=", ">", ">=", "<", "<=", "in", "not in", "like", "not like", "between", "is")
+AGGREGATE_FUNCTIONS = ("sum", "count", "avg", "min", "max")
+PERMISSION_TYPES = ("read", "create", "write", "submit", "cancel")
+
+Filters = list | dict | None
+
+
+@runtime_checkable
+class Connector(Protocol):
+	"""One person's view of the system of record, in canonical terms."""
+
+	user: str
+
+	def entities(self) -> list[str]:
+		"""Canonical entities whose DocType exists on this site."""
+		...
+
+	def permissions(self, entity: str) -> set[str]:
+		"""Which of read/create/write/submit/cancel this person holds on the entity."""
+		...
+
+	def list(
+		self,
+		entity: str,
+		*,
+		fields: list[str] | None = None,
+		filters: Filters = None,
+		order_by: str | None = None,
+		limit: int = 20,
+		offset: int = 0,
+	) -> list[dict]:
+		"""Rows the person may read, canonical field names, at most `limit`."""
+		...
+
+	def get(self, entity: str, name: str) -> dict:
+		"""One record with its child tables, canonical names."""
+		...
+
+	def count(self, entity: str, filters: Filters = None) -> int: ...
+
+	def aggregate(
+		self,
+		entity: str,
+		*,
+		metrics: list[dict],
+		group_by: list[str] | None = None,
+		filters: Filters = None,
+		order_by: str | None = None,
+		limit: int | None = None,
+	) -> list[dict]:
+		"""Group-by totals computed by the system under the person's permissions."""
+		...
+
+	def create(self, entity: str, values: dict) -> dict: ...
+
+	def update(self, entity: str, name: str, values: dict) -> dict: ...
+
+	def submit(self, entity: str, name: str) -> dict: ...
+
+	def cancel(self, entity: str, name: str) -> dict: ...
+
+	def meta(self, entity: str) -> dict:
+		"""The entity's fields: canonical name, label, type, options/links, required."""
+		...
+
+	def list_reports(self) -> list[dict]:
+		"""Query and script reports this person may run: name, module, type, filters."""
+		...
+
+	def run_report(self, report: str, filters: dict | None = None) -> dict:
+		"""`{"columns": [...], "rows": [...]}` as the person."""
+		...
+
+	def workflow(self, entity: str, name: str | None = None) -> dict | None:
+		"""The active workflow (states, transitions) and, for a record, its state and this person's actions."""
+		...
+
+	def apply_workflow(self, entity: str, name: str, action: str) -> dict: ...
+
+
+def normalise_filters(filters: Filters) -> list[list[Any]]:
+	"""Canonical filters as a list of triples; raises ValueError naming the bad part."""
+	if filters is None:
+		return []
+	if isinstance(filters, dict):
+		return [[key, "=", value] for key, value in filters.items()]
+	if not isinstance(filters, list):
+		raise ValueError("Filters must be a list of [field, operator, value] or an object of field: value")
+	triples = []
+	for item in filters:
+		if not isinstance(item, (list, tuple)) or len(item) != 3:
+			raise ValueError(f"Each filter must be [field, operator, value]; got {item!r}")
+		field, op, value = item
+		op = str(op).lower().strip()
+		if op not in OPERATORS:
+			raise ValueError(f"Unknown filter operator {item[1]!r}; use one of {', '.join(OPERATORS)}")
+		if op == "between" and (not isinstance(value, (list, tuple)) or len(value) != 2):
+			raise ValueError(f"'between' on {field!r} needs [low, high]")
+		if op in ("in", "not in") and not isinstance(value, (list, tuple)):
+			raise ValueError(f"'{op}' on {field!r} needs a list of values")
+		if op == "is" and value not in ("set", "not set"):
+			raise ValueError(f"'is' on {field!r} takes 'set' or 'not set'")
+		triples.append([field, op, value])
+	return triples

@@ -1,0 +1,236 @@
+"""The gateway: the one place a tool runs.
+
+Every call passes here. Unknown, ungranted and malformed calls come back as errors the
+model can act on; a write never runs on the model's say-so: it becomes a proposal whose
+token the person must send back, once, before it expires.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import jsonschema
+
+from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
+from noviz_agent.engine.session import Session
+
+
+@dataclass
+class ToolResult:
+	"""What one call produced: data for the model, or an error, or a proposal awaiting the person."""
+
+	name: str
+	args: dict
+	status: str  # "ok" | "error" | "refused" | "proposal"
+	data: Any = None
+	error: str | None = None
+	proposal: dict | None = None
+	ms: float = 0.0
+	meta: dict = field(default_factory=dict)
+
+	@property
+	def ok(self) -> bool:
+		return self.status == "ok"
+
+	def for_model(self) -> str:
+		"""The text the model reads back as the tool's answer."""
+		if self.status == "ok":
+			payload: Any = self.data
+		elif self.status == "proposal":
+			payload = {
+				"status": "awaiting_confirmation",
+				"message": "Nothing was written. The person sees this proposal with Confirm and Cancel; "
+				"tell them what it will do and stop.",
+				"proposal": {k: v for k, v in (self.proposal or {}).items() if k != "token"},
+			}
+		elif self.status == "refused":
+			payload = {"status": "refused", "message": self.error}
+		else:
+			payload = {"status": "error", "message": self.error}
+		return json.dumps(payload, default=str, ensure_ascii=False)
+
+	def to_dict(self) -> dict:
+		return asdict(self)
+
+
+def canonical_args(args: dict) -> str:
+	return json.dumps(args, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+
+
+def args_hash(args: dict) -> str:
+	return hashlib.sha256(canonical_args(args).encode()).hexdigest()
+
+
+def _sign(secret: bytes, *parts: str) -> str:
+	digest = hmac.new(secret, "\x1f".join(parts).encode(), hashlib.sha256).digest()
+	return base64.urlsafe_b64encode(digest).decode().rstrip("=")
+
+
+def _elapsed_ms(started: float) -> float:
+	return round((time.perf_counter() - started) * 1000, 2)
+
+
+def check_call(session: Session, name: str, args: Any) -> str | None:
+	"""Why this call may not run, in words the model can act on; None when it may."""
+	tool = session.registry.get(name)
+	if tool is None:
+		return (
+			f"There is no tool named '{name}'. Use tools.search with a few words about what you need "
+			"to find the right tool, and call only tools you were offered."
+		)
+	if not session.may_use(name):
+		return (
+			f"The tool '{name}' is not available to {session.user}. Their roles or the administrator's "
+			"policy do not allow it; say so plainly, and do not try to reach the same data another way."
+		)
+	if not isinstance(args, dict):
+		return f"Arguments for '{name}' must be a JSON object, not {type(args).__name__}."
+	validator = jsonschema.Draft202012Validator(tool.parameters)
+	errors = sorted(validator.iter_errors(args), key=lambda e: list(e.path))
+	if errors:
+		problems = "; ".join(_describe(e) for e in errors[:5])
+		return f"The arguments for '{name}' do not fit its parameters: {problems}. Fix them and call again."
+	return None
+
+
+def _describe(error: jsonschema.ValidationError) -> str:
+	where = ".".join(str(p) for p in error.absolute_path)
+	return f"{where}: {error.message}" if where else error.message
+
+
+def call_tool(session: Session, name: str, args: Any) -> ToolResult:
+	"""Run one tool call as the session's person; writes come back as proposals."""
+	started = time.perf_counter()
+	args = args if args is not None else {}
+	problem = check_call(session, name, args)
+	if problem:
+		return ToolResult(name, args if isinstance(args, dict) else {}, "error", error=problem)
+	tool = session.registry[name]
+	if tool.writes:
+		return _propose(session, tool, args, started)
+	return _run(session, tool, args, started)
+
+
+def _run(session: Session, tool, args: dict, started: float) -> ToolResult:
+	try:
+		data = tool.handler(args, session)
+	except PermissionDenied as exc:
+		return ToolResult(tool.name, args, "refused", error=str(exc), ms=_elapsed_ms(started))
+	except (NotFound, ValidationFailed, ToolError) as exc:
+		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
+	except Exception as exc:  # a tool bug must not end the turn; the model is told and the log keeps it
+		return ToolResult(
+			tool.name,
+			args,
+			"error",
+			error=f"The tool '{tool.name}' failed unexpectedly ({type(exc).__name__}: {exc}). "
+			"Try a different approach or tell the person it could not be done.",
+			ms=_elapsed_ms(started),
+			meta={"exception": type(exc).__name__},
+		)
+	return ToolResult(tool.name, args, "ok", data=data, ms=_elapsed_ms(started))
+
+
+# --- proposals ----------------------------------------------------------------------
+
+
+def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
+	if not session.writes_enabled:
+		return ToolResult(
+			tool.name,
+			args,
+			"refused",
+			error="Changes through the agent are switched off on this site by the administrator "
+			"(Agent Settings). The person can make this change in the desk themselves.",
+		)
+	try:
+		preview = tool.preview(args, session) if tool.preview else {"tool": tool.name, "values": args}
+	except PermissionDenied as exc:
+		return ToolResult(tool.name, args, "refused", error=str(exc), ms=_elapsed_ms(started))
+	except ToolError as exc:
+		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
+	nonce = secrets.token_urlsafe(16)
+	expires = int(session.clock() + session.limits.proposal_ttl_seconds)
+	digest = args_hash(args)
+	record = {
+		"user": session.user,
+		"tool": tool.name,
+		"args": args,
+		"args_hash": digest,
+		"expires": expires,
+		"preview": preview,
+	}
+	session.proposals.put(nonce, record, session.limits.proposal_ttl_seconds)
+	token = f"{nonce}.{_sign(session.secret, nonce, session.user, tool.name, digest, str(expires))}"
+	proposal = {"token": token, "tool": tool.name, "expires": expires, **preview}
+	return ToolResult(tool.name, args, "proposal", proposal=proposal, ms=_elapsed_ms(started))
+
+
+class ProposalRefused(Exception):
+	"""A confirmation token that cannot be honoured; the message says why."""
+
+
+def _open(session: Session, token: str, *, take: bool) -> dict:
+	if not isinstance(token, str) or token.count(".") != 1:
+		raise ProposalRefused("This confirmation token is malformed. Ask the agent to prepare the change again.")
+	nonce, signature = token.split(".")
+	record = session.proposals.take(nonce) if take else session.proposals.get(nonce)
+	if record is None:
+		raise ProposalRefused(
+			"This proposal is no longer open: it was already confirmed or cancelled, or it expired. "
+			"Ask the agent to prepare the change again."
+		)
+	expected = _sign(
+		session.secret, nonce, record["user"], record["tool"], record["args_hash"], str(record["expires"])
+	)
+	if not hmac.compare_digest(signature, expected) or args_hash(record["args"]) != record["args_hash"]:
+		if take:
+			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
+		raise ProposalRefused("This confirmation token does not match its proposal and was refused.")
+	if record["user"] != session.user:
+		if take:
+			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
+		raise ProposalRefused("This proposal was prepared for another person; only they can confirm it.")
+	if record["expires"] < session.clock():
+		raise ProposalRefused("This proposal has expired. Ask the agent to prepare the change again.")
+	return record
+
+
+def confirm(session: Session, token: str) -> ToolResult:
+	"""Execute the write behind a proposal token: same person, unexpired, untampered, once."""
+	started = time.perf_counter()
+	try:
+		record = _open(session, token, take=True)
+	except ProposalRefused as exc:
+		return ToolResult("proposal.confirm", {}, "refused", error=str(exc))
+	name, args = record["tool"], record["args"]
+	problem = check_call(session, name, args)
+	if problem:
+		return ToolResult(name, args, "refused", error=problem)
+	if not session.writes_enabled:
+		return ToolResult(name, args, "refused", error="Changes through the agent are switched off on this site.")
+	return _run(session, session.registry[name], args, started)
+
+
+def cancel(session: Session, token: str) -> ToolResult:
+	"""Withdraw a proposal so its token can never be used."""
+	try:
+		record = _open(session, token, take=True)
+	except ProposalRefused as exc:
+		return ToolResult("proposal.cancel", {}, "refused", error=str(exc))
+	return ToolResult(record["tool"], record["args"], "ok", data={"cancelled": True})
+
+
+def peek(session: Session, token: str) -> dict | None:
+	"""The proposal behind a token, for showing it again; None if it cannot be confirmed."""
+	try:
+		return _open(session, token, take=False)
+	except ProposalRefused:
+		return None
