@@ -1,0 +1,172 @@
+"""Input and settings checks for the frappe edge, kept frappe-free so they are tested anywhere.
+
+The api and the Agent Settings controller call these and turn an `InputError` into
+`frappe.throw`; the messages are written for the person who has to fix the input.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlparse
+
+# Bounds an administrator may set in Agent Settings: field -> (label, low, high, default).
+LIMITS: dict[str, tuple[str, int, int, int]] = {
+	"max_steps": ("Max tool steps per turn", 1, 30, 8),
+	"max_seconds": ("Turn time limit (seconds)", 10, 900, 120),
+	"history_turns": ("History turns sent", 0, 50, 6),
+	"page_size": ("Rows per page", 5, 200, 20),
+	"max_tools": ("Max tools offered", 5, 200, 40),
+	"proposal_ttl_minutes": ("Proposal lifetime (minutes)", 1, 1440, 15),
+	"max_message_chars": ("Message length limit (characters)", 100, 20000, 4000),
+	"rate_limit_per_hour": ("Questions per person per hour", 1, 3600, 60),
+	"timeout": ("Provider timeout (seconds)", 5, 600, 60),
+	"max_retries": ("Provider retries", 0, 10, 2),
+	"slow_turn_ms": ("Slow turn threshold (ms)", 1000, 900000, 20000),
+}
+
+RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "good": "Up", "bad": "Down"}
+MAX_COMMENT_CHARS = 2000
+_TOKEN = re.compile(r"^[A-Za-z0-9_\-]{8,64}\.[A-Za-z0-9_\-]{8,128}$")
+_RESULT_ID = re.compile(r"^[A-Za-z0-9_\-]{6,64}$")
+
+
+class InputError(ValueError):
+	"""Input the person or administrator must correct; the message says how."""
+
+
+@dataclass(frozen=True)
+class UrlField:
+	"""A URL setting and the words to name it in a message."""
+
+	field: str
+	label: str
+
+
+URL_FIELDS = (
+	UrlField("base_url", "Provider base URL"),
+	UrlField("vision_base_url", "Vision model base URL"),
+	UrlField("embedding_base_url", "Embedding model base URL"),
+)
+
+
+def url_problem(value: str | None, label: str) -> str | None:
+	"""Why a provider URL cannot be used; None when it is empty or fine."""
+	value = (value or "").strip()
+	if not value:
+		return None
+	parsed = urlparse(value)
+	if parsed.scheme not in ("http", "https"):
+		return f"{label} must start with http:// or https:// (got {value!r}), e.g. https://api.openai.com/v1."
+	if not parsed.hostname:
+		return f"{label} has no host name (got {value!r}), e.g. http://127.0.0.1:8000/v1."
+	if parsed.query or parsed.fragment:
+		return f"{label} must not carry a query or fragment; give only the API root, e.g. https://host/v1."
+	if parsed.username or parsed.password:
+		return f"{label} must not contain a user name or password; put the key in the API Key field."
+	return None
+
+
+def limit_problem(field: str, value) -> str | None:
+	"""Why a limit value is out of range; None when it fits (or is empty, so the default applies)."""
+	label, low, high, _default = LIMITS[field]
+	if value in (None, ""):
+		return None
+	try:
+		number = int(value)
+	except (TypeError, ValueError):
+		return f"{label} must be a whole number between {low} and {high}."
+	if number != float(value) or not low <= number <= high:
+		return f"{label} must be between {low} and {high} (got {value})."
+	return None
+
+
+def settings_problems(values: dict) -> list[str]:
+	"""Everything wrong with an Agent Settings form, each in a sentence the administrator can act on."""
+	problems = [p for f in URL_FIELDS if (p := url_problem(values.get(f.field), f.label))]
+	problems += [p for field in LIMITS if (p := limit_problem(field, values.get(field)))]
+	if (values.get("base_url") or "").strip() and not (values.get("model") or "").strip():
+		problems.append("Reasoning model is empty: name the model to use, e.g. gpt-4o-mini.")
+	for role in ("vision", "embedding"):
+		if (values.get(f"{role}_base_url") or "").strip() and not (values.get(f"{role}_model") or "").strip():
+			problems.append(
+				f"{role.title()} model is empty but its base URL is set: name the model or clear the URL."
+			)
+	for field in ("prompt_cost_per_million", "cached_cost_per_million", "completion_cost_per_million"):
+		value = values.get(field)
+		if value not in (None, "") and float(value) < 0:
+			problems.append(f"{field.replace('_', ' ').capitalize()} cannot be negative.")
+	return problems
+
+
+def limit(values: dict, field: str) -> int:
+	"""A limit from settings, falling back to its default when empty or out of range."""
+	_label, low, high, default = LIMITS[field]
+	value = values.get(field)
+	if value in (None, "") or limit_problem(field, value):
+		return default
+	return int(value) if low <= int(value) <= high else default
+
+
+def check_message(message, max_chars: int) -> str:
+	"""The question to send, stripped; an empty or oversize one is refused with the limit named."""
+	if not isinstance(message, str):
+		raise InputError("The message must be text.")
+	text = message.strip()
+	if not text:
+		raise InputError("The message is empty: type a question or a request.")
+	if len(text) > max_chars:
+		raise InputError(
+			f"The message is {len(text):,} characters long; the limit is {max_chars:,}. "
+			"Shorten it or split it into several questions."
+		)
+	return text
+
+
+def check_rating(rating) -> str:
+	"""Feedback rating as stored on the log ("Up" or "Down")."""
+	key = str(rating).strip().lower() if rating is not None else ""
+	if key not in RATINGS:
+		raise InputError("The rating must be 'up' or 'down' (or 1 / -1).")
+	return RATINGS[key]
+
+
+def check_comment(comment) -> str | None:
+	"""A feedback comment, stripped, or None; refuse one longer than the log keeps."""
+	if comment is None:
+		return None
+	text = str(comment).strip()
+	if len(text) > MAX_COMMENT_CHARS:
+		raise InputError(f"The comment is {len(text):,} characters long; the limit is {MAX_COMMENT_CHARS:,}.")
+	return text or None
+
+
+def check_token(token) -> str:
+	"""A proposal token's shape, before any store is asked about it."""
+	if not isinstance(token, str) or not _TOKEN.match(token.strip()):
+		raise InputError("This confirmation token is malformed. Ask the agent to prepare the change again.")
+	return token.strip()
+
+
+def check_page(result_id, number) -> tuple[str, int]:
+	"""A result id and a 1-based page number for table paging."""
+	if not isinstance(result_id, str) or not _RESULT_ID.match(result_id):
+		raise InputError("This table can no longer be paged; ask the question again.")
+	try:
+		page = int(number)
+	except (TypeError, ValueError):
+		raise InputError("The page number must be a whole number.") from None
+	if page < 1:
+		raise InputError("The page number starts at 1.")
+	return result_id, page
+
+
+def rate_window(count: int, allowed: int, window_seconds: int, retry_in: int) -> str | None:
+	"""The message for a person over their question quota; None while within it."""
+	if count <= allowed:
+		return None
+	minutes = max(1, round(retry_in / 60))
+	return (
+		f"You have asked {allowed} questions in the last {window_seconds // 60} minutes, the limit on this site. "
+		f"Try again in about {minutes} minute{'s' if minutes != 1 else ''}."
+	)
