@@ -1,0 +1,160 @@
+"""The reasoning loop, as plain functions.
+
+Call the model, guard the calls it proposes, run them through the gateway, append the
+results, repeat — bounded by steps, wall time and tokens. A proposal ends the loop: a
+write waits for the person, not for the model.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from noviz_agent.engine import gateway, guards
+from noviz_agent.engine.errors import (
+	ProviderError,
+	StepLimitExceeded,
+	TimeLimitExceeded,
+	TokenLimitExceeded,
+	TurnLimitError,
+)
+from noviz_agent.engine.gateway import ToolResult
+from noviz_agent.engine.llm import ModelReply, Provider, ToolCall, Usage
+from noviz_agent.engine.session import Session
+from noviz_agent.engine.tools import to_wire_name
+
+
+@dataclass
+class LoopResult:
+	"""What the loop produced: the final text, every tool result, usage, and why it stopped."""
+
+	text: str = ""
+	results: list[ToolResult] = field(default_factory=list)
+	usage: Usage = field(default_factory=Usage)
+	steps: int = 0
+	model_calls: int = 0
+	guards: list[str] = field(default_factory=list)
+	error: Exception | None = None
+	messages: list[dict] = field(default_factory=list)
+	model: str = ""
+
+	@property
+	def stopped_by_limit(self) -> bool:
+		return isinstance(self.error, TurnLimitError)
+
+
+def offered_schemas(session: Session) -> list[dict]:
+	"""The schemas of the tools offered now, in registry order (stable for prompt caching)."""
+	return [t.schema() for t in session.registry if t.name in session.offered and session.may_use(t.name)]
+
+
+def _assistant_message(reply: ModelReply) -> dict:
+	message: dict = {"role": "assistant", "content": reply.text or None}
+	if reply.tool_calls:
+		message["tool_calls"] = [
+			{
+				"id": call.id,
+				"type": "function",
+				"function": {"name": to_wire_name(call.name), "arguments": call.raw_arguments or "{}"},
+			}
+			for call in reply.tool_calls
+		]
+	return message
+
+
+def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> ToolResult:
+	if call.error or call.arguments is None:
+		return ToolResult(
+			call.name,
+			{},
+			"error",
+			error=f"The arguments for {call.name} were not valid JSON ({call.error or 'missing'}). "
+			"Send them again as one JSON object.",
+		)
+	if call.name not in session.offered and call.name in session.registry:
+		return ToolResult(
+			call.name,
+			call.arguments,
+			"error",
+			error=f"{call.name} was not offered for this request. Use tools.search to find and unlock the "
+			"tool you need, then call it.",
+		)
+	verdict = guards.check(call.name, call.arguments, state)
+	if verdict is not None:
+		return ToolResult(call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard})
+	state.record(call.name, call.arguments)
+	return gateway.call_tool(session, call.name, call.arguments)
+
+
+def run(
+	session: Session,
+	provider: Provider,
+	messages: list[dict],
+	*,
+	clock: Callable[[], float] = time.monotonic,
+) -> LoopResult:
+	"""Run the loop until the model answers, a proposal awaits the person, or a limit is hit."""
+	limits = session.limits
+	outcome = LoopResult(messages=messages)
+	state = guards.GuardState()
+	deadline = clock() + limits.max_seconds
+	try:
+		for step in range(1, limits.max_steps + 1):
+			outcome.steps = step
+			remaining = deadline - clock()
+			if remaining <= 0:
+				raise TimeLimitExceeded(
+					f"I stopped after {limits.max_seconds:g} seconds without finishing. "
+					"Try a narrower question, or ask your administrator to raise the turn time limit."
+				)
+			session.notify({"event": "thinking", "step": step, "max_steps": limits.max_steps})
+			reply = provider.complete(messages, offered_schemas(session), timeout=remaining)
+			outcome.model_calls += 1
+			outcome.model = reply.model or outcome.model
+			outcome.usage = outcome.usage + reply.usage
+			if outcome.usage.prompt_tokens + outcome.usage.completion_tokens > limits.max_tokens:
+				raise TokenLimitExceeded(
+					f"I stopped because this question used more than {limits.max_tokens:,} tokens. "
+					"Try a narrower question or start a new conversation."
+				)
+			if not reply.tool_calls:
+				outcome.text = reply.text or ""
+				return outcome
+			messages.append(_assistant_message(reply))
+			awaiting = False
+			for call in reply.tool_calls:
+				session.notify(
+					{"event": "tool", "tool": call.name, "step": step, "max_steps": limits.max_steps}
+				)
+				result = _run_call(session, call, state)
+				outcome.results.append(result)
+				messages.append({"role": "tool", "tool_call_id": call.id, "content": result.for_model()})
+				awaiting = awaiting or result.status == "proposal"
+			if awaiting:
+				outcome.text = reply.text or ""
+				return outcome
+		raise StepLimitExceeded(
+			f"I stopped after {limits.max_steps} tool steps without reaching an answer. "
+			"Try asking for one thing at a time."
+		)
+	except (TurnLimitError, ProviderError) as exc:
+		outcome.error = exc
+		return outcome
+	finally:
+		outcome.guards = list(state.fired)
+
+
+def tool_calls_for_log(results: list[ToolResult]) -> list[dict]:
+	"""One line per call for the interaction log: name, status, milliseconds, error."""
+	return [
+		{
+			"name": r.name,
+			"status": r.status,
+			"ms": r.ms,
+			"error": r.error,
+			"args": json.dumps(r.args, default=str, ensure_ascii=False)[:500],
+		}
+		for r in results
+	]
