@@ -21,9 +21,8 @@ from noviz_agent.engine.errors import (
 	TurnLimitError,
 )
 from noviz_agent.engine.gateway import ToolResult
-from noviz_agent.engine.llm import ModelReply, Provider, ToolCall, Usage
+from noviz_agent.engine.llm import Provider, ToolCall, Usage
 from noviz_agent.engine.session import Session
-from noviz_agent.engine.tools import to_wire_name
 
 
 @dataclass
@@ -48,20 +47,6 @@ class LoopResult:
 def offered_schemas(session: Session) -> list[dict]:
 	"""The schemas of the tools offered now, in registry order (stable for prompt caching)."""
 	return [t.schema() for t in session.registry if t.name in session.offered and session.may_use(t.name)]
-
-
-def _assistant_message(reply: ModelReply) -> dict:
-	message: dict = {"role": "assistant", "content": reply.text or None}
-	if reply.tool_calls:
-		message["tool_calls"] = [
-			{
-				"id": call.id,
-				"type": "function",
-				"function": {"name": to_wire_name(call.name), "arguments": call.raw_arguments or "{}"},
-			}
-			for call in reply.tool_calls
-		]
-	return message
 
 
 def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> ToolResult:
@@ -114,7 +99,7 @@ def run(
 			outcome.model_calls += 1
 			outcome.model = reply.model or outcome.model
 			outcome.usage = outcome.usage + reply.usage
-			if outcome.usage.prompt_tokens + outcome.usage.completion_tokens > limits.max_tokens:
+			if outcome.usage.total_tokens > limits.max_tokens:
 				raise TokenLimitExceeded(
 					f"I stopped because this question used more than {limits.max_tokens:,} tokens. "
 					"Try a narrower question or start a new conversation."
@@ -122,7 +107,7 @@ def run(
 			if not reply.tool_calls:
 				outcome.text = reply.text or ""
 				return outcome
-			messages.append(_assistant_message(reply))
+			messages.append(reply.to_message())
 			awaiting = False
 			for call in reply.tool_calls:
 				session.notify(
