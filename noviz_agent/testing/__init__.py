@@ -1,0 +1,9 @@
+"""Test doubles for the model, shipped with the product so site tests and `bench ... ask` can use them.
+
+model.py           ScriptedModel: a queue of planned tool calls and answers; records what it was sent
+stub_provider.py   an OpenAI-compatible HTTP server on 127.0.0.1 for fault tests and live demos
+"""
+
+from noviz_agent.testing.model import ScriptedModel, answer, call, calls
+
+__all__ = ["ScriptedModel", "answer", "call", "calls"]

@@ -1,0 +1,413 @@
+"""An OpenAI-compatible HTTP stub on 127.0.0.1: scripted faults for tests, simple rules for demos.
+
+    with StubProvider() as stub:
+        stub.push(status=429, retry_after=0)            # one rate-limited answer
+        stub.push(delay=2, text="late")                 # slower than the client's timeout
+        stub.push(tool_calls=[{"name": "sales_order.list", "arguments": "{bad"}])
+        provider = OpenAICompatibleProvider(ModelSettings(stub.base_url, model="stub-model"))
+
+Each chat request takes the next scripted response; with the queue empty, `rules` answers
+(a list tool for questions about records, `<entity>.create` for "create a customer named X",
+a short text after a tool result). Tool names go out in wire form ("." → "__").
+
+    python -m noviz_agent.testing.stub_provider --port 8765 [--script responses.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import re
+import sys
+import threading
+import time
+from collections import deque
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["StubProvider", "hashed_embedding", "rule_reply"]
+
+DEFAULT_MODEL = "stub-model"
+CREATE = re.compile(
+	r"\b(?:create|add|make)\s+(?:(?:a|an|new)\s+)*([a-z][a-z ]*?)\s+(?:named|called)\s+[\"']?(.+?)[\"']?\s*[.!?]?\s*$",
+	re.IGNORECASE,
+)
+RECORD_WORDS = ("invoice", "order", "customer", "supplier", "item", "list", "show", "recent")
+
+
+class StubProvider:
+	"""A local OpenAI-compatible server whose answers are scripted per request."""
+
+	def __init__(
+		self,
+		script: list[dict] | None = None,
+		*,
+		host: str = "127.0.0.1",
+		port: int = 0,
+		rules: bool = True,
+		embedding_dims: int = 64,
+		verbose: bool = False,
+	):
+		self.host, self.port = host, port
+		self.rules = rules
+		self.embedding_dims = embedding_dims
+		self.verbose = verbose
+		self.requests: list[dict] = []
+		self._queue: deque[dict] = deque()
+		self._lock = threading.Lock()
+		self._stopping = threading.Event()
+		self._server: ThreadingHTTPServer | None = None
+		self._thread: threading.Thread | None = None
+		self._ids = 0
+		self._last_prompt = ""
+		for response in script or []:
+			self.push(response)
+
+	# -- scripting ---------------------------------------------------------------------------
+
+	def push(self, response: dict | None = None, /, **fields: Any) -> StubProvider:
+		"""Queue a chat response: text, tool_calls, status (+retry_after, error), delay, usage, raw, times."""
+		item = {**(response or {}), **fields}
+		unknown = set(item) - {
+			"text", "tool_calls", "status", "retry_after", "error", "delay", "usage", "raw",
+			"content_type", "times", "finish_reason",
+		}  # fmt: skip
+		if unknown:
+			raise ValueError(f"StubProvider.push: unknown field(s) {sorted(unknown)}")
+		with self._lock:
+			self._queue.extend(dict(item, times=1) for _ in range(int(item.get("times", 1))))
+		return self
+
+	@property
+	def pending(self) -> int:
+		with self._lock:
+			return len(self._queue)
+
+	@property
+	def chat_requests(self) -> list[dict]:
+		"""Bodies of the chat completion requests received, in order."""
+		return [r["body"] for r in self.requests if r["path"].endswith("/chat/completions")]
+
+	# -- lifecycle ---------------------------------------------------------------------------
+
+	@property
+	def base_url(self) -> str:
+		if self._server is None:
+			raise RuntimeError("StubProvider is not running; use it as a context manager or call start()")
+		return f"http://{self.host}:{self._server.server_address[1]}/v1"
+
+	def start(self) -> StubProvider:
+		self._stopping.clear()
+		self._server = ThreadingHTTPServer((self.host, self.port), _Handler)
+		self._server.daemon_threads = True
+		self._server.block_on_close = False
+		self._server.stub = self  # type: ignore[attr-defined]
+		self._thread = threading.Thread(target=self._server.serve_forever, name="stub-provider", daemon=True)
+		self._thread.start()
+		return self
+
+	def stop(self) -> None:
+		self._stopping.set()  # wakes handlers sleeping on a `delay`
+		if self._server is not None:
+			self._server.shutdown()
+			self._server.server_close()
+			self._server = None
+
+	def __enter__(self) -> StubProvider:
+		return self.start()
+
+	def __exit__(self, *exc) -> None:
+		self.stop()
+
+	# -- answering ---------------------------------------------------------------------------
+
+	def _record(self, method: str, path: str, headers: dict, body: Any) -> None:
+		shown = {k.lower(): v for k, v in headers.items()}
+		if "authorization" in shown:
+			shown["authorization"] = "<redacted>"
+		with self._lock:
+			self.requests.append({"method": method, "path": path, "headers": shown, "body": body})
+
+	def _next_chat(self, body: dict) -> dict:
+		with self._lock:
+			if self._queue:
+				return self._queue.popleft()
+		if self.rules:
+			return rule_reply(body)
+		return {"status": 500, "error": "stub provider: no scripted response left"}
+
+	def _completion(self, body: dict, scripted: dict) -> dict:
+		with self._lock:
+			self._ids += 1
+			n = self._ids
+			prompt = json.dumps(body.get("messages", []), sort_keys=True)
+			shared = len(_common_prefix(prompt, self._last_prompt))
+			self._last_prompt = prompt
+		calls = [
+			{
+				"id": f"call_stub_{n}_{i}",
+				"type": "function",
+				"function": {
+					"name": str(c.get("name", "")).replace(".", "__"),
+					"arguments": c["arguments"]
+					if isinstance(c.get("arguments"), str)
+					else json.dumps(c.get("arguments", {})),
+				},
+			}
+			for i, c in enumerate(scripted.get("tool_calls") or [])
+		]
+		text = scripted.get("text")
+		usage = scripted.get("usage") or {}
+		prompt_tokens = int(usage.get("prompt_tokens", len(prompt) // 4 + 1))
+		completion_tokens = int(usage.get("completion_tokens", len(text or "") // 4 + 8 * len(calls) + 1))
+		content = text if text is not None else (None if calls else "")
+		message: dict[str, Any] = {"role": "assistant", "content": content}
+		if calls:
+			message["tool_calls"] = calls
+		return {
+			"id": f"chatcmpl-stub-{n}",
+			"object": "chat.completion",
+			"created": int(time.time()),
+			"model": body.get("model") or DEFAULT_MODEL,
+			"choices": [
+				{
+					"index": 0,
+					"message": message,
+					"finish_reason": scripted.get("finish_reason") or ("tool_calls" if calls else "stop"),
+				}
+			],
+			"usage": {
+				"prompt_tokens": prompt_tokens,
+				"completion_tokens": completion_tokens,
+				"total_tokens": prompt_tokens + completion_tokens,
+				"prompt_tokens_details": {
+					"cached_tokens": int(usage.get("cached_tokens", min(shared // 4, prompt_tokens)))
+				},
+			},
+		}
+
+
+class _Handler(BaseHTTPRequestHandler):
+	protocol_version = "HTTP/1.1"
+	server_version = "NovizStub/1.0"
+
+	@property
+	def stub(self) -> StubProvider:
+		return self.server.stub  # type: ignore[attr-defined]
+
+	def log_message(self, format: str, *args: Any) -> None:
+		if self.stub.verbose:
+			sys.stderr.write(f"stub: {self.address_string()} {format % args}\n")
+
+	def do_GET(self) -> None:
+		self.stub._record("GET", self.path, dict(self.headers), None)
+		if self.path.rstrip("/").endswith("/models"):
+			self._json(
+				200,
+				{
+					"object": "list",
+					"data": [{"id": DEFAULT_MODEL, "object": "model", "owned_by": "noviz-stub"}],
+				},
+			)
+		else:
+			self._json(404, {"error": {"message": f"no route for GET {self.path}", "type": "not_found"}})
+
+	def do_POST(self) -> None:
+		raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode("utf-8", "replace")
+		try:
+			body = json.loads(raw or "{}")
+		except ValueError:
+			body = None
+		self.stub._record("POST", self.path, dict(self.headers), body if body is not None else raw)
+		if not isinstance(body, dict):
+			return self._json(
+				400,
+				{
+					"error": {
+						"message": "the request body is not a JSON object",
+						"type": "invalid_request_error",
+					}
+				},
+			)
+		path = self.path.rstrip("/")
+		if path.endswith("/chat/completions"):
+			return self._chat(body)
+		if path.endswith("/embeddings"):
+			texts = body.get("input")
+			texts = [texts] if isinstance(texts, str) else [str(t) for t in texts or []]
+			dims = int(body.get("dimensions") or self.stub.embedding_dims)
+			data = [
+				{"object": "embedding", "index": i, "embedding": hashed_embedding(t, dims)}
+				for i, t in enumerate(texts)
+			]
+			tokens = sum(len(t) // 4 + 1 for t in texts)
+			return self._json(
+				200,
+				{
+					"object": "list",
+					"data": data,
+					"model": body.get("model") or DEFAULT_MODEL,
+					"usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+				},
+			)
+		self._json(404, {"error": {"message": f"no route for POST {self.path}", "type": "not_found"}})
+
+	def _chat(self, body: dict) -> None:
+		if body.get("stream"):
+			return self._json(
+				400,
+				{
+					"error": {
+						"message": "the stub does not stream; send stream=false",
+						"type": "invalid_request_error",
+					}
+				},
+			)
+		scripted = self.stub._next_chat(body)
+		if scripted.get("delay"):
+			self.stub._stopping.wait(float(scripted["delay"]))
+		status = int(scripted.get("status") or 200)
+		if "raw" in scripted:
+			return self._send(
+				status, str(scripted["raw"]).encode(), scripted.get("content_type", "application/json")
+			)
+		if status >= 400:
+			headers = (
+				{"Retry-After": str(scripted["retry_after"])}
+				if scripted.get("retry_after") is not None
+				else {}
+			)
+			error = {
+				"message": scripted.get("error") or f"stub error {status}",
+				"type": "stub_error",
+				"code": status,
+			}
+			return self._json(status, {"error": error}, headers)
+		self._json(200, self.stub._completion(body, scripted))
+
+	def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
+		self._send(status, json.dumps(payload).encode(), "application/json", headers)
+
+	def _send(self, status: int, data: bytes, content_type: str, headers: dict | None = None) -> None:
+		try:
+			self.send_response(status)
+			self.send_header("Content-Type", content_type)
+			self.send_header("Content-Length", str(len(data)))
+			for name, value in (headers or {}).items():
+				self.send_header(name, value)
+			self.end_headers()
+			self.wfile.write(data)
+		except (BrokenPipeError, ConnectionResetError):
+			pass  # the client gave up (its timeout was shorter than our delay): that was the point
+
+
+def rule_reply(body: dict) -> dict:
+	"""The demo answer to a chat request: a list or create call when one fits, else a short text."""
+	messages = body.get("messages") or []
+	tools = {
+		t["function"]["name"]: t["function"]
+		for t in body.get("tools") or []
+		if isinstance(t, dict) and "function" in t
+	}
+	last = messages[-1] if messages else {}
+	if last.get("role") == "tool":
+		return {"text": _summarise(_content(last.get("content")))}
+	question = next((_content(m.get("content")) for m in reversed(messages) if m.get("role") == "user"), "")
+	created = CREATE.search(question)
+	if created:
+		entity = "_".join(created.group(1).lower().split())
+		if f"{entity}__create" in tools:
+			values = {f"{entity}_name": created.group(2).strip()}
+			return {"tool_calls": [{"name": f"{entity}__create", "arguments": {"values": values}}]}
+	lower = question.lower()
+	lists = [name for name in tools if name.endswith("__list")]
+	mentioned = [n for n in lists if n.removesuffix("__list").replace("_", " ") in lower]
+	chosen = max(mentioned, key=len) if mentioned else None
+	if chosen is None and lists and any(word in lower for word in RECORD_WORDS):
+		chosen = lists[0]
+	if chosen:
+		properties = (tools[chosen].get("parameters") or {}).get("properties") or {}
+		return {"tool_calls": [{"name": chosen, "arguments": {"limit": 5} if "limit" in properties else {}}]}
+	return {
+		"text": "I am the stub model for tests and demos. Ask me to list records "
+		'("show my recent sales orders") or to create one ("create a customer named Ada").'
+	}
+
+
+def _summarise(content: str) -> str:
+	try:
+		data = json.loads(content)
+	except ValueError:
+		return "Here is what I found."
+	if isinstance(data, dict):
+		if data.get("error"):
+			return f"The tool reported a problem: {data['error']}"
+		if data.get("proposal") or data.get("status") == "proposal":
+			return "I have prepared this for you to review. Please confirm or cancel it."
+		rows = next(
+			(data[k] for k in ("rows", "data", "results", "records") if isinstance(data.get(k), list)), None
+		)
+		data = rows if rows is not None else data
+	if isinstance(data, list):
+		return f"I found {len(data)} record{'s' if len(data) != 1 else ''}. They are shown below."
+	return "Here is what I found."
+
+
+def _content(content: Any) -> str:
+	if isinstance(content, list):  # content parts (text + images)
+		return " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+	return content or ""
+
+
+def _common_prefix(a: str, b: str) -> str:
+	n = 0
+	for x, y in zip(a, b, strict=False):
+		if x != y:
+			break
+		n += 1
+	return a[:n]
+
+
+def hashed_embedding(text: str, dims: int = 64) -> list[float]:
+	"""A deterministic unit vector from the text's words: texts sharing words point the same way."""
+	vector = [0.0] * dims
+	for word in re.findall(r"\w+", text.lower()):
+		digest = hashlib.sha256(word.encode()).digest()
+		vector[int.from_bytes(digest[:4], "big") % dims] += 1.0 if digest[4] & 1 else -1.0
+	norm = math.sqrt(sum(v * v for v in vector))
+	if not norm:
+		vector[0], norm = 1.0, 1.0  # a zero vector has no direction; cosine distance would be NaN
+	return [round(v / norm, 6) for v in vector]
+
+
+def main(argv: list[str] | None = None) -> None:
+	parser = argparse.ArgumentParser(description="OpenAI-compatible stub model server for tests and demos.")
+	parser.add_argument("--host", default="127.0.0.1")
+	parser.add_argument("--port", type=int, default=8765)
+	parser.add_argument("--script", help="JSON file: a list of responses (see StubProvider.push)")
+	parser.add_argument("--no-rules", action="store_true", help="answer HTTP 500 once the script is used up")
+	parser.add_argument("--quiet", action="store_true")
+	args = parser.parse_args(argv)
+	script = []
+	if args.script:
+		with open(args.script, encoding="utf-8") as f:
+			script = json.load(f)
+	stub = StubProvider(
+		script, host=args.host, port=args.port, rules=not args.no_rules, verbose=not args.quiet
+	)
+	stub.start()
+	print(
+		f"Stub model provider at {stub.base_url} (model {DEFAULT_MODEL!r}, any API key). Ctrl-C to stop.",
+		flush=True,
+	)
+	try:
+		while True:
+			time.sleep(3600)
+	except KeyboardInterrupt:
+		stub.stop()
+
+
+if __name__ == "__main__":
+	main()
