@@ -1,0 +1,350 @@
+"""The canonical model: business entities mapped to DocTypes, loaded from the maps in entities/*.json.
+
+The maps are data, one file per business module. This module reads and validates them and
+answers the questions every other layer asks: which entity is this, which DocType field
+does a canonical name mean, and which canonical name does a DocType field come back as.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from noviz_agent.engine.errors import NotFound, ToolError
+
+MODULES = (
+	"selling",
+	"buying",
+	"stock",
+	"accounting",
+	"crm",
+	"hr",
+	"projects",
+	"support",
+	"manufacturing",
+	"assets",
+	"quality",
+)
+ACTIONS = ("list", "get", "count", "create", "update", "submit", "cancel")
+WRITE_ACTIONS = ("create", "update", "submit", "cancel")
+# The site permission each entity action needs; tools whose permission is missing are not offered.
+ACTION_PERMISSION = {
+	"list": "read",
+	"get": "read",
+	"count": "read",
+	"create": "create",
+	"update": "write",
+	"submit": "submit",
+	"cancel": "cancel",
+}
+ENTITIES_DIR = Path(__file__).parent / "entities"
+
+KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+# Fields every DocType has; maps may name them without declaring them.
+STANDARD_FIELDS = {
+	"name": ("name", "Data", "ID"),
+	"created": ("creation", "Datetime", "Created On"),
+	"modified": ("modified", "Datetime", "Last Updated On"),
+	"owner": ("owner", "Link", "Created By"),
+	"docstatus": ("docstatus", "Int", "Document Status"),
+}
+
+
+class MapError(ValueError):
+	"""An entity map is malformed; the message names the file and the entity."""
+
+
+@dataclass(frozen=True)
+class Field:
+	"""One canonical field: its DocType fieldname, type, label and options (link target or choices)."""
+
+	name: str
+	field: str
+	type: str = "Data"
+	label: str = ""
+	options: str | tuple[str, ...] | None = None
+
+	@property
+	def choices(self) -> tuple[str, ...]:
+		return self.options if isinstance(self.options, tuple) else ()
+
+	@property
+	def link(self) -> str | None:
+		return (
+			self.options if self.type in ("Link", "Dynamic Link") and isinstance(self.options, str) else None
+		)
+
+	def describe(self) -> dict:
+		out = {"key": self.name, "label": self.label or self.name, "type": self.type}
+		if self.link:
+			out["link"] = self.link
+		if self.choices:
+			out["options"] = list(self.choices)
+		return out
+
+
+@dataclass(frozen=True)
+class Child:
+	"""A child table of an entity (e.g. `items` → Sales Invoice Item) with its own field map."""
+
+	name: str
+	doctype: str
+	field: str
+	label: str
+	fields: dict[str, Field]
+	writable: tuple[str, ...] = ()
+
+	def docfield(self, name: str) -> str:
+		return self.fields[name].field
+
+
+@dataclass(frozen=True)
+class Entity:
+	"""A business entity and its map onto one DocType."""
+
+	key: str
+	module: str
+	doctype: str
+	label: str
+	description: str
+	fields: dict[str, Field]
+	app: str = "erpnext"
+	synonyms: tuple[str, ...] = ()
+	submittable: bool = False
+	title_field: str | None = None
+	date_field: str | None = None
+	actions: tuple[str, ...] = ("list", "get", "count")
+	list_fields: tuple[str, ...] = ()
+	aliases: dict[str, str] = field(default_factory=dict)
+	writable: tuple[str, ...] = ()
+	required: tuple[str, ...] = ()
+	children: dict[str, Child] = field(default_factory=dict)
+
+	# --- canonical ↔ DocType names -------------------------------------------------
+
+	def field_names(self, with_children: bool = True) -> list[str]:
+		"""Every canonical name a request may use: own fields, then `child.field` paths."""
+		names = list(self.fields)
+		if with_children:
+			for child in self.children.values():
+				names.extend(f"{child.name}.{f}" for f in child.fields)
+		return names
+
+	def resolve(self, name: str) -> tuple[Child | None, Field]:
+		"""The field a canonical name (or alias, or `child.field`) means; ToolError listing valid names."""
+		name = self.aliases.get(name, name)
+		if name in self.fields:
+			return None, self.fields[name]
+		head, dot, tail = name.partition(".")
+		if dot and head in self.children and tail in self.children[head].fields:
+			child = self.children[head]
+			return child, child.fields[tail]
+		raise ToolError(
+			f"'{name}' is not a field of {self.key}. Valid fields: {', '.join(self.field_names())}. "
+			f"Call schema.describe with entity '{self.key}' for types and allowed values."
+		)
+
+	def docfield(self, name: str) -> str:
+		return self.resolve(name)[1].field
+
+	def canonical(self, docfield: str) -> str:
+		"""The canonical name a DocType field comes back as; unmapped fields keep their own name."""
+		return self._reverse.get(docfield, docfield)
+
+	@functools.cached_property
+	def _reverse(self) -> dict[str, str]:
+		reverse: dict[str, str] = {}
+		for name, f in self.fields.items():
+			reverse.setdefault(f.field, name)
+		return reverse
+
+	def default_list_fields(self) -> list[str]:
+		return list(self.list_fields) or [n for n in (self.title_field, self.date_field) if n]
+
+	def link(self, name: str) -> str:
+		return doc_url(self.doctype, name)
+
+	def allows(self, action: str) -> bool:
+		return action in self.actions
+
+
+def doc_url(doctype: str, name: str) -> str:
+	"""The desk URL of a record: `/app/<doctype-slug>/<name>`."""
+	from urllib.parse import quote
+
+	return f"/app/{doctype.lower().replace(' ', '-')}/{quote(str(name), safe='')}"
+
+
+@dataclass(frozen=True)
+class Model:
+	"""All entities by key, in file order."""
+
+	entities: dict[str, Entity]
+
+	def entity(self, key: str) -> Entity:
+		try:
+			return self.entities[key]
+		except KeyError:
+			close = [k for k in self.entities if key and (key in k or k in key)][:8]
+			hint = f" Did you mean: {', '.join(close)}?" if close else ""
+			raise NotFound(
+				f"There is no entity '{key}'.{hint} Use tools.search to find the right one."
+			) from None
+
+	def by_module(self, module: str) -> list[Entity]:
+		return [e for e in self.entities.values() if e.module == module]
+
+	def by_doctype(self, doctype: str) -> Entity | None:
+		return next((e for e in self.entities.values() if e.doctype == doctype), None)
+
+	def __iter__(self):
+		return iter(self.entities.values())
+
+	def __len__(self) -> int:
+		return len(self.entities)
+
+
+# --- loading ----------------------------------------------------------------------
+
+
+def _field(name: str, spec, where: str) -> Field:
+	if isinstance(spec, str):
+		return Field(name=name, field=spec, label=name.replace("_", " ").title())
+	if not isinstance(spec, dict) or not isinstance(spec.get("field"), str):
+		raise MapError(f"{where}: field '{name}' must be a fieldname or an object with 'field'")
+	options = spec.get("options")
+	if isinstance(options, list):
+		options = tuple(str(o) for o in options)
+	return Field(
+		name=name,
+		field=spec["field"],
+		type=spec.get("type", "Data"),
+		label=spec.get("label") or name.replace("_", " ").title(),
+		options=options,
+	)
+
+
+def _fields(raw, where: str) -> dict[str, Field]:
+	if not isinstance(raw, dict) or not raw:
+		raise MapError(f"{where}: 'fields' must be a non-empty object of canonical name → DocType field")
+	fields = {}
+	for name, spec in raw.items():
+		if not KEY_PATTERN.match(name):
+			raise MapError(f"{where}: canonical field name '{name}' must be snake_case")
+		fields[name] = _field(name, spec, where)
+	return fields
+
+
+def _check_names(names, known, what: str, where: str) -> tuple[str, ...]:
+	unknown = [n for n in names if n not in known]
+	if unknown:
+		raise MapError(f"{where}: {what} names unknown fields {unknown}")
+	return tuple(names)
+
+
+def _entity(raw: dict, module: str, where: str) -> Entity:
+	for required in ("key", "doctype", "label", "description", "fields"):
+		if not raw.get(required):
+			raise MapError(f"{where}: missing '{required}'")
+	key = raw["key"]
+	where = f"{where} entity '{key}'"
+	if not KEY_PATTERN.match(key):
+		raise MapError(f"{where}: key must be snake_case")
+	fields = _fields(raw["fields"], where)
+	fields.setdefault("name", Field("name", "name", "Data", "ID"))
+	children = {}
+	for cname, craw in (raw.get("children") or {}).items():
+		cwhere = f"{where} child '{cname}'"
+		if not isinstance(craw, dict) or not craw.get("doctype"):
+			raise MapError(f"{cwhere}: needs 'doctype' and 'fields'")
+		cfields = _fields(craw.get("fields"), cwhere)
+		children[cname] = Child(
+			name=cname,
+			doctype=craw["doctype"],
+			field=craw.get("field", cname),
+			label=craw.get("label", cname.title()),
+			fields=cfields,
+			writable=_check_names(craw.get("writable", []), cfields, "'writable'", cwhere),
+		)
+	actions = tuple(raw.get("actions", ("list", "get", "count")))
+	bad = [a for a in actions if a not in ACTIONS]
+	if bad:
+		raise MapError(f"{where}: unknown actions {bad}; use {', '.join(ACTIONS)}")
+	submittable = bool(raw.get("submittable", False))
+	if not submittable and ({"submit", "cancel"} & set(actions)):
+		raise MapError(f"{where}: submit/cancel make sense only for a submittable DocType")
+	aliases = raw.get("aliases") or {}
+	_check_names(aliases.values(), fields, "'aliases'", where)
+	clash = set(aliases) & set(fields)
+	if clash:
+		raise MapError(f"{where}: aliases {sorted(clash)} shadow real fields")
+	writable_known = set(fields) | set(children)
+	writable = _check_names(raw.get("writable", []), writable_known, "'writable'", where)
+	if ({"create", "update"} & set(actions)) and not writable:
+		raise MapError(f"{where}: create/update need a 'writable' list")
+	synonyms = raw.get("synonyms", [])
+	if not isinstance(synonyms, list) or not all(isinstance(s, str) and s.strip() for s in synonyms):
+		raise MapError(f"{where}: 'synonyms' must be a list of words")
+	return Entity(
+		key=key,
+		module=module,
+		doctype=raw["doctype"],
+		label=raw["label"],
+		description=raw["description"],
+		fields=fields,
+		app=raw.get("app", "erpnext"),
+		synonyms=tuple(synonyms),
+		submittable=submittable,
+		title_field=_check_names([raw["title_field"]], fields, "'title_field'", where)[0]
+		if raw.get("title_field")
+		else None,
+		date_field=_check_names([raw["date_field"]], fields, "'date_field'", where)[0]
+		if raw.get("date_field")
+		else None,
+		actions=actions,
+		list_fields=_check_names(raw.get("list_fields", []), fields, "'list_fields'", where),
+		aliases=dict(aliases),
+		writable=writable,
+		required=_check_names(raw.get("required", []), writable_known, "'required'", where),
+		children=children,
+	)
+
+
+def load_file(path: Path) -> list[Entity]:
+	"""Entities of one module file; MapError naming the file and entity on any fault."""
+	where = path.name
+	try:
+		raw = json.loads(path.read_text(encoding="utf-8"))
+	except json.JSONDecodeError as exc:
+		raise MapError(f"{where}: not valid JSON ({exc})") from exc
+	module = raw.get("module") if isinstance(raw, dict) else None
+	if module not in MODULES:
+		raise MapError(f"{where}: 'module' must be one of {', '.join(MODULES)}; got {module!r}")
+	if not isinstance(raw.get("entities"), list):
+		raise MapError(f"{where}: 'entities' must be a list")
+	return [_entity(item, module, f"{where} #{i}") for i, item in enumerate(raw["entities"])]
+
+
+def load_dir(directory: Path) -> Model:
+	entities: dict[str, Entity] = {}
+	for path in sorted(directory.glob("*.json")):
+		for ent in load_file(path):
+			if ent.key in entities:
+				raise MapError(
+					f"{path.name} entity '{ent.key}': key already defined in module {entities[ent.key].module}"
+				)
+			entities[ent.key] = ent
+	return Model(entities)
+
+
+@functools.lru_cache(maxsize=1)
+def load_model() -> Model:
+	"""The canonical model shipped with the app (read once per process)."""
+	return load_dir(ENTITIES_DIR)
+
+
+def entity(key: str) -> Entity:
+	return load_model().entity(key)

@@ -1,0 +1,348 @@
+"""Canonical requests → the exact arguments of frappe calls, and frappe rows → canonical rows.
+
+Pure functions: no frappe import, tested everywhere. Every name the model sends is checked
+against the entity map before it reaches a query, so model text never becomes SQL; what
+comes out is table-qualified fieldnames, Frappe filter lists and a fixed set of aggregate
+functions that `frappe.get_list` applies under the person's permissions.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from noviz_agent.connectors.base import AGGREGATE_FUNCTIONS, normalise_filters
+from noviz_agent.connectors.model import Child, Entity, Field, doc_url
+from noviz_agent.engine.errors import ToolError
+
+__all__ = [
+	"Condition",
+	"aggregate_args",
+	"count_args",
+	"doc_to_canonical",
+	"doc_url",
+	"like_pattern",
+	"list_args",
+	"parse_filters",
+	"rows_to_canonical",
+	"to_frappe_fields",
+	"to_frappe_filters",
+	"to_frappe_order_by",
+	"to_frappe_values",
+	"to_report_filters",
+]
+
+ALIAS_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# Words the database would read as syntax if used bare as a column alias.
+RESERVED_ALIASES = frozenset(
+	"select from where group order by limit offset as and or not in is null like between desc asc "
+	"range key keys index table join on union having distinct case when then else end".split()
+)
+MAX_PAGE = 500
+
+
+@dataclass(frozen=True)
+class Condition:
+	"""One validated filter: the canonical name it came as, the child table (if any) and field it means."""
+
+	name: str
+	child: Child | None
+	field: Field
+	op: str
+	value: Any
+
+
+def parse_filters(entity: Entity, filters) -> list[Condition]:
+	"""Canonical filters checked against the map; ToolError naming the bad field or operator."""
+	try:
+		triples = normalise_filters(filters)
+	except ValueError as exc:
+		raise ToolError(f'{exc}. Filters on {entity.key} look like [["status", "=", "Unpaid"]].') from None
+	conditions = []
+	for name, op, value in triples:
+		if not isinstance(name, str):
+			raise ToolError(f"A filter field must be a field name, not {name!r}")
+		child, field = entity.resolve(name)
+		if field.choices and op in ("=", "!=") and value not in field.choices and value not in ("", None):
+			raise ToolError(
+				f"'{value}' is not a value of {entity.key}.{name}; allowed: {', '.join(field.choices)}"
+			)
+		conditions.append(Condition(name, child, field, op, value))
+	return conditions
+
+
+def like_pattern(value: Any) -> str:
+	"""A `like` value as a pattern: bare words match anywhere, explicit % or _ are kept."""
+	text = str(value)
+	return text if ("%" in text or "_" in text) else f"%{text}%"
+
+
+def _column(doctype: str, fieldname: str) -> str:
+	return f"`tab{doctype}`.`{fieldname}`"
+
+
+def to_frappe_filters(entity: Entity, filters) -> list[list]:
+	"""Frappe filter lists: `[field, op, value]` on the entity, `[child doctype, field, op, value]` on a child."""
+	out = []
+	for cond in parse_filters(entity, filters):
+		value = cond.value
+		if cond.op in ("like", "not like"):
+			value = like_pattern(value)
+		elif cond.op in ("in", "not in", "between"):
+			value = list(value)
+		doctype = cond.child.doctype if cond.child else entity.doctype
+		out.append([doctype, cond.field.field, cond.op, value])
+	return out
+
+
+def to_frappe_fields(entity: Entity, fields: list[str] | None) -> tuple[list[str], dict[str, str]]:
+	"""Qualified fieldnames for get_list, and the map from the keys frappe returns to canonical names."""
+	names = list(fields) if fields else entity.default_list_fields()
+	if "name" not in names:
+		names.insert(0, "name")
+	frappe_fields: list[str] = []
+	keymap: dict[str, str] = {}
+	for name in names:
+		child, field = entity.resolve(name)
+		if child is None:
+			key = field.field
+			if key in keymap:
+				continue
+			frappe_fields.append(_column(entity.doctype, field.field))
+		else:
+			key = f"{child.name}__{field.field}"
+			if key in keymap:
+				continue
+			frappe_fields.append(f"{_column(child.doctype, field.field)} as {key}")
+		keymap[key] = name
+	return frappe_fields, keymap
+
+
+def to_frappe_order_by(entity: Entity, order_by: str | None, aliases: tuple[str, ...] = ()) -> str | None:
+	"""`"date desc, total"` → qualified columns; aggregate aliases may be sorted on as they are."""
+	if not order_by:
+		return None
+	parts = []
+	for clause in str(order_by).split(","):
+		words = clause.split()
+		if not words or len(words) > 2:
+			raise ToolError(f"order_by takes 'field' or 'field asc|desc', comma separated; got {order_by!r}")
+		direction = words[1].lower() if len(words) == 2 else "asc"
+		if direction not in ("asc", "desc"):
+			raise ToolError(f"Sort direction must be asc or desc, not {words[1]!r}")
+		name = words[0]
+		if name in aliases:
+			parts.append(f"{name} {direction}")
+			continue
+		child, field = entity.resolve(name)
+		doctype = child.doctype if child else entity.doctype
+		parts.append(f"{_column(doctype, field.field)} {direction}")
+	return ", ".join(parts)
+
+
+def _page(limit: int, offset: int) -> tuple[int, int]:
+	if not isinstance(limit, int) or limit < 1:
+		raise ToolError("limit must be a positive whole number")
+	if not isinstance(offset, int) or offset < 0:
+		raise ToolError("offset must be zero or a positive whole number")
+	return min(limit, MAX_PAGE), offset
+
+
+def list_args(
+	entity: Entity,
+	*,
+	fields: list[str] | None = None,
+	filters=None,
+	order_by: str | None = None,
+	limit: int = 20,
+	offset: int = 0,
+) -> tuple[dict, dict[str, str]]:
+	"""Keyword arguments for `frappe.get_list` and the keymap to read its rows back."""
+	frappe_fields, keymap = to_frappe_fields(entity, fields)
+	limit, offset = _page(limit, offset)
+	default_order = f"{_column(entity.doctype, 'modified')} desc"
+	kwargs = {
+		"doctype": entity.doctype,
+		"fields": frappe_fields,
+		"filters": to_frappe_filters(entity, filters),
+		"order_by": to_frappe_order_by(entity, order_by) or default_order,
+		"limit_start": offset,
+		"limit_page_length": limit,
+	}
+	if any("__" in key for key in keymap):
+		# Child rows multiply parents; distinct keeps one row per combination asked for.
+		kwargs["distinct"] = True
+	return kwargs, keymap
+
+
+def count_args(entity: Entity, filters=None) -> dict:
+	"""Arguments for a permission-checked count; distinct because child filters join child rows."""
+	return {
+		"doctype": entity.doctype,
+		"fields": [f"count(distinct {_column(entity.doctype, 'name')}) as count"],
+		"filters": to_frappe_filters(entity, filters),
+		"limit_page_length": 0,
+	}
+
+
+def aggregate_args(
+	entity: Entity,
+	*,
+	metrics: list[dict],
+	group_by: list[str] | None = None,
+	filters=None,
+	order_by: str | None = None,
+	limit: int | None = None,
+) -> tuple[dict, dict[str, str]]:
+	"""get_list arguments for group-by totals: only sum/count/avg/min/max over mapped fields."""
+	if not metrics:
+		raise ToolError('Give at least one metric, e.g. {"fn": "sum", "field": "total", "as": "total"}')
+	fields: list[str] = []
+	keymap: dict[str, str] = {}
+	group_columns: list[str] = []
+	tables: set[str] = set()
+	for name in group_by or []:
+		child, field = entity.resolve(name)
+		doctype = child.doctype if child else entity.doctype
+		tables.add(doctype)
+		key = f"{child.name}__{field.field}" if child else field.field
+		column = _column(doctype, field.field)
+		fields.append(f"{column} as {key}" if child else column)
+		group_columns.append(column)
+		keymap[key] = name
+	aliases: list[str] = []
+	for metric in metrics:
+		if not isinstance(metric, dict):
+			raise ToolError(f"Each metric is an object with fn, field and as; got {metric!r}")
+		fn = str(metric.get("fn", "")).lower()
+		if fn not in AGGREGATE_FUNCTIONS:
+			raise ToolError(
+				f"Unknown aggregate function {metric.get('fn')!r}; use {', '.join(AGGREGATE_FUNCTIONS)}"
+			)
+		name = metric.get("field")
+		if name is None and fn != "count":
+			raise ToolError(f"'{fn}' needs a field to work on")
+		if name is None or name == "name":
+			column = f"distinct {_column(entity.doctype, 'name')}"
+		else:
+			child, field = entity.resolve(name)
+			doctype = child.doctype if child else entity.doctype
+			tables.add(doctype)
+			column = _column(doctype, field.field)
+		alias = metric.get("as") or (f"{fn}_{name}".replace(".", "_") if name else fn)
+		if not ALIAS_PATTERN.match(alias) or alias in RESERVED_ALIASES or alias in keymap.values():
+			raise ToolError(f"Metric alias {alias!r} must be a new snake_case name such as 'total_amount'")
+		fields.append(f"{fn}({column}) as {alias}")
+		keymap[alias] = alias
+		aliases.append(alias)
+	conditions = to_frappe_filters(entity, filters)
+	for doctype in sorted(tables - {entity.doctype} - {c[0] for c in conditions}):
+		# Functions in fields do not make frappe join a child table; a filter on it does.
+		conditions.append([doctype, "name", "is", "set"])
+	kwargs = {
+		"doctype": entity.doctype,
+		"fields": fields,
+		"filters": conditions,
+		"group_by": ", ".join(group_columns) or None,
+		"order_by": to_frappe_order_by(entity, order_by, tuple(aliases) + tuple(group_by or ()))
+		if order_by
+		else None,
+		"limit_page_length": _page(limit, 0)[0] if limit else 0,
+	}
+	if kwargs["order_by"] is None and aliases and group_columns:
+		kwargs["order_by"] = f"{aliases[0]} desc"
+	return kwargs, keymap
+
+
+def rows_to_canonical(rows: list[dict], keymap: dict[str, str]) -> list[dict]:
+	"""Rows with frappe keys → rows with the canonical names that were asked for, in that order."""
+	return [{keymap[k]: row.get(k) for k in keymap} for row in rows]
+
+
+def doc_to_canonical(entity: Entity, doc: dict) -> dict:
+	"""A full document (as_dict) → its mapped fields, child tables and desk link, in canonical names."""
+	record = {name: doc.get(field.field) for name, field in entity.fields.items()}
+	for child in entity.children.values():
+		record[child.name] = [
+			{name: row.get(field.field) for name, field in child.fields.items()}
+			for row in doc.get(child.field) or []
+		]
+	record["_link"] = doc_url(entity.doctype, doc.get("name"))
+	return record
+
+
+def to_frappe_values(entity: Entity, values: dict, *, creating: bool = True) -> dict:
+	"""Canonical values for a write → DocType fieldnames; only the map's writable fields are accepted."""
+	if not isinstance(values, dict) or not values:
+		raise ToolError(f"Give the values to write as an object of field: value for {entity.key}")
+	unknown = [k for k in values if entity.aliases.get(k, k) not in entity.writable]
+	if unknown:
+		raise ToolError(
+			f"{', '.join(unknown)} cannot be written on {entity.key}; writable fields: {', '.join(entity.writable)}"
+		)
+	if creating:
+		given = {entity.aliases.get(k, k) for k in values}
+		missing = [r for r in entity.required if r not in given]
+		if missing:
+			raise ToolError(f"To create a {entity.key} also give: {', '.join(missing)}")
+	out: dict[str, Any] = {}
+	for key, value in values.items():
+		name = entity.aliases.get(key, key)
+		if name in entity.children:
+			out[entity.children[name].field] = _child_rows(entity, entity.children[name], value)
+			continue
+		field = entity.fields[name]
+		if field.choices and value not in field.choices:
+			raise ToolError(
+				f"'{value}' is not a value of {entity.key}.{name}; allowed: {', '.join(field.choices)}"
+			)
+		out[field.field] = value
+	return out
+
+
+def _child_rows(entity: Entity, child: Child, rows) -> list[dict]:
+	if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+		raise ToolError(f"{entity.key}.{child.name} takes a list of rows (objects)")
+	out = []
+	for row in rows:
+		unknown = [k for k in row if k not in child.writable]
+		if unknown:
+			raise ToolError(
+				f"{', '.join(unknown)} cannot be set on {entity.key}.{child.name}; "
+				f"writable: {', '.join(child.writable)}"
+			)
+		out.append({child.fields[k].field: v for k, v in row.items()})
+	return out
+
+
+def to_report_filters(definitions: list[dict], filters: dict | None) -> dict:
+	"""A report's filters by its own fieldnames; unknown names → ToolError listing the report's filters."""
+	filters = filters or {}
+	if not isinstance(filters, dict):
+		raise ToolError("Report filters are an object of filter name: value")
+	if not definitions:
+		# Standard reports declare filters in their JS; names are still kept to plain identifiers.
+		bad = [k for k in filters if not isinstance(k, str) or not ALIAS_PATTERN.match(k)]
+		if bad:
+			raise ToolError(f"Report filter names are snake_case words; {bad} are not")
+		return dict(filters)
+	known = {d.get("fieldname") for d in definitions if d.get("fieldname")}
+	unknown = [k for k in filters if k not in known]
+	if unknown:
+		listed = ", ".join(sorted(known)) or "none"
+		raise ToolError(f"The report has no filter {', '.join(unknown)}; its filters are: {listed}")
+	missing = [
+		d["fieldname"]
+		for d in definitions
+		if d.get("reqd") and d.get("fieldname") not in filters and not d.get("default")
+	]
+	if missing:
+		raise ToolError(f"The report needs these filters: {', '.join(missing)}")
+	out = {
+		d["fieldname"]: d["default"]
+		for d in definitions
+		if d.get("default") not in (None, "") and d.get("fieldname")
+	}
+	out.update(filters)
+	return out
