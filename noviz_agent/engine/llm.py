@@ -457,14 +457,9 @@ def _parse_arguments(raw: Any) -> tuple[dict | None, str, str | None]:
 		if isinstance(value, str) and value.strip().startswith("{"):
 			value = json.loads(value)  # some servers encode the arguments twice
 	except ValueError as exc:
-		reason = getattr(exc, "msg", str(exc))
-		return (
-			None,
-			text,
-			f"The arguments are not valid JSON ({reason}). Send the arguments as one JSON object.",
-		)
+		return None, text, f"{getattr(exc, 'msg', exc)} at position {getattr(exc, 'pos', '?')}"
 	if not isinstance(value, dict):
-		return None, text, f"The arguments must be a JSON object, not {type(value).__name__}."
+		return None, text, f"a JSON {type(value).__name__} was sent where an object was expected"
 	return value, text, None
 
 
@@ -538,5 +533,5 @@ def _tagged_call(body: str) -> ToolCall:
 		from_wire_name(found.group(1)) if found else "",
 		None,
 		body,
-		'The tool call is not valid JSON. Send it as {"name": ..., "arguments": {...}}.',
+		"the <tool_call> block is not a JSON object with a name and arguments",
 	)

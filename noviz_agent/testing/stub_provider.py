@@ -104,7 +104,9 @@ class StubProvider:
 		self._server.daemon_threads = True
 		self._server.block_on_close = False
 		self._server.stub = self  # type: ignore[attr-defined]
-		self._thread = threading.Thread(target=self._server.serve_forever, name="stub-provider", daemon=True)
+		self._thread = threading.Thread(
+			target=self._server.serve_forever, args=(0.05,), name="stub-provider", daemon=True
+		)
 		self._thread.start()
 		return self
 
