@@ -1,0 +1,142 @@
+"""Stage 1 of tool selection: which tools a person may be offered at all.
+
+Two layers, each only removing: the site's own permissions (an entity's tools only where
+the person can read it; create/update/submit/cancel only with that permission), then the
+administrator's Agent Role Policy (role → allowed or denied modules and tools). A deny
+always wins, even over the spine; an allow list, once any exists for the person's roles,
+narrows them to what it names plus the spine. The result depends only on the person's
+roles, permissions and the policy, so the frappe edge caches it under
+`allowance_cache_key` and a role or permission change gives a new key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+
+from noviz_agent.engine.routing import router_for, spine_names
+
+# The permission each entity action needs on the entity's DocType.
+ACTION_PERMISSION = {
+	"list": "read",
+	"get": "read",
+	"count": "read",
+	"create": "create",
+	"update": "write",
+	"submit": "submit",
+	"cancel": "cancel",
+}
+
+
+@dataclass(frozen=True)
+class Rule:
+	"""One Agent Role Policy row: a role allowed or denied a module or a tool (a tool may be a glob)."""
+
+	role: str
+	effect: str  # "allow" | "deny"
+	module: str | None = None
+	tool: str | None = None
+
+	def matches(self, name: str, module: str) -> bool:
+		if self.tool and not fnmatchcase(name, self.tool):
+			return False
+		if self.module and self.module != module:
+			return False
+		return bool(self.tool or self.module)
+
+
+class PolicyError(ValueError):
+	"""A policy row cannot be understood; the message names the row."""
+
+
+@dataclass(frozen=True)
+class RolePolicy:
+	"""The administrator's rules, as data."""
+
+	rules: tuple[Rule, ...] = ()
+
+	@classmethod
+	def from_rows(cls, rows: Iterable[Mapping]) -> RolePolicy:
+		"""Rules from Agent Role Policy rows `{role, effect, module?, tool?}`; blank rows are skipped."""
+		rules = []
+		for index, row in enumerate(rows):
+			role = (row.get("role") or "").strip()
+			effect = (row.get("effect") or "").strip().lower()
+			module = (row.get("module") or "").strip() or None
+			tool = (row.get("tool") or "").strip() or None
+			if not role and not module and not tool:
+				continue
+			if not role:
+				raise PolicyError(f"Policy row {index + 1} names no role")
+			if effect not in ("allow", "deny"):
+				raise PolicyError(f"Policy row {index + 1}: effect must be 'allow' or 'deny', not {effect!r}")
+			if not module and not tool:
+				raise PolicyError(f"Policy row {index + 1} ({role}) names neither a module nor a tool")
+			rules.append(Rule(role, effect, module, tool))
+		return cls(tuple(rules))
+
+	def for_roles(self, roles: Iterable[str]) -> tuple[list[Rule], list[Rule]]:
+		"""The allow and deny rules that apply to a person with these roles."""
+		held = set(roles)
+		applying = [r for r in self.rules if r.role in held]
+		return [r for r in applying if r.effect == "allow"], [r for r in applying if r.effect == "deny"]
+
+	def fingerprint(self) -> str:
+		rows = sorted((r.role, r.effect, r.module or "", r.tool or "") for r in self.rules)
+		return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+
+
+def site_permits(tool, permissions: Mapping[str, set[str]]) -> bool:
+	"""Whether the site's own permissions let the person use this tool (non-entity tools: yes)."""
+	if not tool.entity:
+		return True
+	held = permissions.get(tool.entity)
+	if not held or "read" not in held:
+		return False
+	needed = ACTION_PERMISSION.get(tool.action or "", "write" if tool.writes else "read")
+	return needed in held
+
+
+def allowed_tools(
+	registry,
+	connector_permissions: Mapping[str, set[str]],
+	roles: Iterable[str],
+	policy: RolePolicy | None = None,
+) -> frozenset[str]:
+	"""The tools this person may be offered: the site's permissions, then the policy, only removing."""
+	policy = policy or RolePolicy()
+	allows, denies = policy.for_roles(roles)
+	router = router_for(registry)
+	spine = set(spine_names())
+	allowed = []
+	for tool in registry:
+		if not site_permits(tool, connector_permissions):
+			continue
+		module = router.module_of(tool)
+		modules = {module, tool.module}
+		if any(rule.matches(tool.name, m) for rule in denies for m in modules):
+			continue
+		if allows and tool.name not in spine:
+			if not any(rule.matches(tool.name, m) for rule in allows for m in modules):
+				continue
+		allowed.append(tool.name)
+	return frozenset(allowed)
+
+
+def permission_fingerprint(
+	connector_permissions: Mapping[str, Iterable[str]], policy: RolePolicy | None = None, registry=None
+) -> str:
+	"""A short digest of permissions, policy and tool names: it changes whenever what may be offered changes."""
+	perms = sorted((entity, sorted(p)) for entity, p in connector_permissions.items())
+	names = sorted(registry.names()) if registry is not None else []
+	payload = json.dumps([perms, policy.fingerprint() if policy else "", names])
+	return hashlib.sha256(payload.encode()).hexdigest()[:16]
+
+
+def allowance_cache_key(user: str, roles: Iterable[str], permission_fingerprint: str) -> str:
+	"""The cache key of a person's allowed tools; new roles or permissions give a new key."""
+	payload = json.dumps([user, sorted(set(roles)), permission_fingerprint])
+	return "noviz_agent:allowed:" + hashlib.sha256(payload.encode()).hexdigest()[:24]

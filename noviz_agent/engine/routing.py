@@ -1,0 +1,252 @@
+"""The deterministic module router: which business modules and entities a question is about.
+
+Keyword lists, abbreviations, document-ID prefixes and widening rules are data
+(`data/modules.json`); entity labels and synonyms come from the canonical model, so an
+entity added to a map is routable without touching the keyword lists. Words are stemmed
+(plural and singular match alike) and everything is compiled once into lookup tables, so
+routing a question costs a few dozen dictionary lookups.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import Stemmer
+
+DATA_PATH = Path(__file__).parent / "data" / "modules.json"
+_WORD = re.compile(r"[A-Za-z0-9]+")
+# "SO", "POs", "RFQ": capitals are abbreviations, matched as written ("so" is an English word)
+_ABBREVIATION = re.compile(r"^([A-Z]{2,6})s?$")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=1)
+def load_data() -> dict:
+	"""The routing data shipped with the app (read once per process)."""
+	return json.loads(DATA_PATH.read_text(encoding="utf-8"))
+
+
+def spine_names() -> tuple[str, ...]:
+	"""The tools offered on every request (when the person may use them)."""
+	return tuple(load_data()["spine"])
+
+
+@functools.lru_cache(maxsize=8192)
+def _stem(word: str) -> str:
+	return _STEMMER.stemWord(word)
+
+
+def stems(text: str) -> list[str]:
+	"""Lower-cased, stemmed words of a text: "Invoices" and "invoice" give the same stem."""
+	return [_stem(w.lower()) for w in _WORD.findall(text)]
+
+
+@dataclass(frozen=True)
+class EntityWords:
+	"""What a person may call one entity: its key, module, label and synonyms."""
+
+	key: str
+	module: str
+	label: str = ""
+	synonyms: tuple[str, ...] = ()
+
+	def phrases(self) -> list[str]:
+		return [self.key.replace("_", " "), self.label, *self.synonyms]
+
+
+@dataclass(frozen=True)
+class Route:
+	"""What the router found in one question."""
+
+	modules: tuple[str, ...]  # matched and widened, in the canonical module order
+	direct: frozenset[str]  # modules named by the question's own words
+	widened: tuple[str, ...]  # modules added only by a widening rule
+	entities: dict[str, float]  # entity key → strength of the mention
+	intents: frozenset[str]  # actions asked for: create, update, submit, cancel, count, get
+	ids: tuple[str, ...] = ()  # entities whose document IDs appear in the question
+	hits: tuple[str, ...] = field(default=())  # the words and phrases that matched, for the log
+
+
+class Router:
+	"""Compiled routing tables; build once, route many questions."""
+
+	def __init__(self, data: dict, entities: Iterable[EntityWords] = ()):
+		self.order: tuple[str, ...] = tuple(data["order"])
+		self._rank = {m: i for i, m in enumerate(self.order)}
+		self._tool_prefixes = sorted(data.get("tool_modules", {}).items(), key=lambda kv: -len(kv[0]))
+		self.entity_module: dict[str, str] = {}
+		# stemmed phrase → [("module"|"entity", key)]
+		self._phrases: dict[tuple[str, ...], set[tuple[str, str]]] = {}
+		for module, spec in data["modules"].items():
+			for text in [*spec.get("words", ()), *spec.get("phrases", ())]:
+				self._add(text, ("module", module))
+		self._abbrev: dict[str, str] = {}
+		for ent in entities:
+			self.entity_module[ent.key] = ent.module
+			for text in ent.phrases():
+				capitals = _ABBREVIATION.match(text.strip())
+				if capitals:
+					self._abbrev.setdefault(capitals.group(1), ent.key)
+				else:
+					self._add(text, ("entity", ent.key))
+		for key, texts in data.get("entity_words", {}).items():
+			if key in self.entity_module:
+				for text in texts:
+					self._add(text, ("entity", key))
+		self._longest = max((len(k) for k in self._phrases), default=1)
+		for abbreviation, key in data.get("abbreviations", {}).items():
+			if key in self.entity_module:
+				self._abbrev.setdefault(abbreviation, key)
+		prefixes = {p: e for p, e in data.get("id_prefixes", {}).items() if e in self.entity_module}
+		self._id_prefixes = prefixes
+		alternation = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
+		self._id_pattern = re.compile(rf"(?<![A-Za-z0-9-])({alternation})-[A-Z0-9-]*\d") if prefixes else None
+		self._intents: dict[tuple[str, ...], set[str]] = {}
+		for intent, texts in data.get("intents", {}).items():
+			for text in texts:
+				self._intents.setdefault(tuple(stems(text)), set()).add(intent)
+		self._intent_longest = max((len(k) for k in self._intents), default=1)
+		self._related = [(tuple(rule["if"]), tuple(rule["add"])) for rule in data.get("related", ())]
+		self.limits = dict(data.get("limits", {}))
+		# A module's main entities first: when only the module is named, their list tools are offered.
+		self.primary = {m: tuple(keys) for m, keys in data.get("primary", {}).items()}
+
+	def _add(self, text: str, target: tuple[str, str]) -> None:
+		key = tuple(stems(text))
+		if key:
+			self._phrases.setdefault(key, set()).add(target)
+
+	def module_of(self, tool) -> str:
+		"""The routing module of a tool: its entity's module, a name-prefix rule, or its own module."""
+		if tool.entity and tool.entity in self.entity_module:
+			return self.entity_module[tool.entity]
+		for prefix, module in self._tool_prefixes:
+			if tool.name.startswith(prefix):
+				return module
+		return tool.module
+
+	def rank(self, module: str) -> int:
+		return self._rank.get(module, len(self.order))
+
+	def route(self, text: str) -> Route:
+		"""Modules, entities and intents of one question; the same input always gives the same route."""
+		words = stems(text)
+		hits: list[str] = []
+		module_score: dict[str, float] = {}
+		entity_spans: list[tuple[int, int, str]] = []
+		for n in range(min(self._longest, len(words)), 0, -1):
+			for i in range(len(words) - n + 1):
+				targets = self._phrases.get(tuple(words[i : i + n]))
+				if not targets:
+					continue
+				hits.append(" ".join(words[i : i + n]))
+				for kind, key in targets:
+					if kind == "module":
+						module_score[key] = module_score.get(key, 0) + 1
+					else:
+						entity_spans.append((i, i + n, key))
+		entities: dict[str, float] = {}
+		for start, end, key in entity_spans:
+			# "purchase invoice" names purchase_invoice; its word "invoice" must not also name sales_invoice
+			covered = any(
+				s <= start and end <= e and (e - s) > (end - start) and k != key for s, e, k in entity_spans
+			)
+			if not covered:
+				entities[key] = entities.get(key, 0) + 1
+		for token in _WORD.findall(text):
+			key = self._abbreviation(token)
+			if key:
+				hits.append(token)
+				entities[key] = entities.get(key, 0) + 1
+		ids: list[str] = []
+		if self._id_pattern is not None:
+			for match in self._id_pattern.finditer(text):
+				key = self._id_prefixes[match.group(1)]
+				hits.append(match.group(0))
+				ids.append(key)
+				entities[key] = entities.get(key, 0) + 2
+		for key in entities:
+			module = self.entity_module[key]
+			module_score[module] = module_score.get(module, 0) + entities[key]
+		intents = self._find_intents(words)
+		if ids:
+			intents.add("get")
+		direct = frozenset(module_score)
+		widened = self._widen(direct, entities)
+		modules = tuple(sorted(direct | set(widened), key=self.rank))
+		return Route(
+			modules=modules,
+			direct=direct,
+			widened=tuple(sorted(widened, key=self.rank)),
+			entities=entities,
+			intents=frozenset(intents),
+			ids=tuple(dict.fromkeys(ids)),
+			hits=tuple(dict.fromkeys(hits)),
+		)
+
+	def _abbreviation(self, token: str) -> str | None:
+		if token in self._abbrev:
+			return self._abbrev[token]
+		# plural capitals: "POs", "SOs"
+		if len(token) > 2 and token.endswith("s") and token[:-1].isupper() and token[:-1] in self._abbrev:
+			return self._abbrev[token[:-1]]
+		# three letters and more are not English words ("grn", "bom", "rfq"); two letters ("so") are
+		upper = token.upper()
+		if len(token) >= 3 and upper in self._abbrev:
+			return self._abbrev[upper]
+		return None
+
+	def _find_intents(self, words: list[str]) -> set[str]:
+		found: set[str] = set()
+		for n in range(1, min(self._intent_longest, len(words)) + 1):
+			for i in range(len(words) - n + 1):
+				found |= self._intents.get(tuple(words[i : i + n]), set())
+		return found
+
+	def _widen(self, direct: frozenset[str], entities: dict[str, float]) -> list[str]:
+		present = set(direct) | set(entities)
+		added: list[str] = []
+		for condition, modules in self._related:
+			if all(term in present for term in condition):
+				added.extend(m for m in modules if m not in direct and m not in added)
+		return added
+
+
+def model_entities() -> list[EntityWords]:
+	"""Entity words from the canonical model; empty while no entity maps are shipped."""
+	try:
+		from noviz_agent.connectors.model import load_model
+
+		model = load_model()
+	except (ImportError, FileNotFoundError):
+		return []
+	return [EntityWords(e.key, e.module, e.label, tuple(e.synonyms)) for e in model]
+
+
+@functools.lru_cache(maxsize=1)
+def default_router() -> Router:
+	"""The router over the shipped data and the canonical model."""
+	return Router(load_data(), model_entities())
+
+
+_REGISTRY_ROUTERS: dict[tuple, Router] = {}
+
+
+def router_for(registry) -> Router:
+	"""The default router, extended with entities that only the registry knows (e.g. test fakes)."""
+	base = default_router()
+	extra = tuple(
+		sorted({(t.entity, t.module) for t in registry if t.entity and t.entity not in base.entity_module})
+	)
+	if not extra:
+		return base
+	router = _REGISTRY_ROUTERS.get(extra)
+	if router is None:
+		words = model_entities() + [EntityWords(key, module) for key, module in extra]
+		router = _REGISTRY_ROUTERS.setdefault(extra, Router(load_data(), words))
+	return router

@@ -1,0 +1,211 @@
+"""Stages 2 and 3 of tool selection: the few dozen tools one request is offered.
+
+Stage 1 (`policy.allowed_tools`) already removed what the person may not use; here the
+router narrows that to the question's modules and entities, the spine is always added,
+and a cap keeps the count well under the provider's limit (the spine and the strongest
+matches win; what was cut is logged). Everything else stays reachable through
+`tools.search`. Offered tools are listed spine first, then in registry order, so the same
+modules give byte-identical tool lists and the provider's prompt cache hits.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from noviz_agent.engine.routing import Route, Router, router_for, spine_names
+
+log = logging.getLogger(__name__)
+
+# Scores: higher wins when the cap bites. The spine is placed before all of these.
+FOUND_BY_SEARCH = 90
+ENTITY_READ = 60
+ENTITY_ACTION = 58
+ENTITY_COUNT = 55
+MODULE_TOOL = 40
+MODULE_LIST = 20
+WIDENED_TOOL = 15
+WIDENED_LIST = 10
+READ_ACTIONS = ("list", "get")
+
+ModulePicker = Callable[[str, list[str]], Iterable[str]]
+
+
+@dataclass(frozen=True)
+class Selection:
+	"""The tools offered to one request, and why."""
+
+	modules: tuple[str, ...]  # in the canonical module order; the prompt loads these sections
+	tools: tuple[str, ...]  # spine first, then registry order
+	spine: tuple[str, ...]
+	cut: tuple[str, ...] = ()  # removed by the cap, strongest first
+	reasons: dict[str, str] = field(default_factory=dict)
+	route: Route | None = None
+
+	def schemas(self, registry) -> list[dict]:
+		"""The function definitions to send, in the stable offered order."""
+		return [registry[name].schema() for name in self.tools]
+
+	def as_plan(self) -> dict:
+		return {"modules": list(self.modules), "tools": list(self.tools)}
+
+
+def select(
+	session,
+	question: str,
+	*,
+	cap: int | None = None,
+	model_picker: ModulePicker | None = None,
+	router: Router | None = None,
+) -> Selection:
+	"""Choose the tools for one request from `session.allowed`; also records them in `session.offered`."""
+	registry = session.registry
+	router = router or router_for(registry)
+	cap = cap if cap is not None else session.limits.max_tools
+	route = router.route(question)
+	allowed = [t for t in registry if t.name in session.allowed]
+	usable_modules = {router.module_of(t) for t in allowed}
+	direct, modules = set(route.direct), set(route.modules)
+	if model_picker is not None:
+		picked = _pick(model_picker, question, [m for m in router.order if m in usable_modules])
+		direct |= picked
+		modules |= picked
+	spine = [n for n in spine_names() if n in session.allowed and n in registry]
+	scores = _score(router, route, allowed, set(spine), direct, modules, session.offered)
+	ranked = sorted(scores, key=lambda name: (-scores[name][0], registry_index(registry)[name]))
+	room = max(cap - len(spine), 0)
+	kept, cut = set(ranked[:room]), tuple(ranked[room:])
+	spine_kept = spine[:cap]
+	cut = tuple(spine[cap:]) + cut
+	tools = tuple(spine_kept) + tuple(t.name for t in allowed if t.name in kept)
+	reasons = {name: "spine" for name in spine_kept}
+	reasons.update({name: scores[name][1] for name in tools if name in scores})
+	if cut:
+		log.info("tool cap %s cut %d tools: %s", cap, len(cut), ", ".join(cut))
+	offered_modules = {router.module_of(registry[name]) for name in tools}
+	chosen = tuple(m for m in router.order if m in modules and (m in offered_modules or m in usable_modules))
+	session.offered.update(tools)
+	return Selection(
+		modules=chosen, tools=tools, spine=tuple(spine_kept), cut=cut, reasons=reasons, route=route
+	)
+
+
+def _score(router, route, allowed, spine, direct, modules, found) -> dict[str, tuple[int, str]]:
+	scores: dict[str, tuple[int, str]] = {}
+
+	def offer(name: str, score: float, reason: str) -> None:
+		if name not in scores or score > scores[name][0]:
+			scores[name] = (score, reason)
+
+	named_modules = {router.entity_module.get(e) for e in route.entities}
+	analytic = "analytics" in modules or "count" in route.intents
+	module_lists: dict[str, list] = {}
+	for tool in allowed:
+		if tool.name in spine:
+			continue
+		if tool.name in found:
+			offer(tool.name, FOUND_BY_SEARCH, "found by tools.search in this turn")
+		module = router.module_of(tool)
+		if tool.entity:
+			strength = route.entities.get(tool.entity, 0)
+			action = tool.action or ""
+			if strength and action in READ_ACTIONS:
+				offer(tool.name, ENTITY_READ + strength, f"{tool.entity} named in the question")
+			elif strength and action == "count" and analytic:
+				offer(tool.name, ENTITY_COUNT + strength, f"a count of {tool.entity} asked for")
+			elif strength and action in route.intents:
+				offer(tool.name, ENTITY_ACTION + strength, f"{action} of {tool.entity} asked for")
+			elif action == "list" and module in modules and module not in named_modules:
+				module_lists.setdefault(module, []).append(tool)
+		elif module in modules:
+			is_direct = module in direct
+			offer(
+				tool.name,
+				MODULE_TOOL if is_direct else WIDENED_TOOL,
+				f"module {module} {'matched' if is_direct else 'widened'}",
+			)
+	# A module named only by its words ("sales", "payroll"): its main entities' lists, few of them.
+	for module, lists in module_lists.items():
+		is_direct = module in direct and not route.entities
+		budget = router.limits.get("module_list_tools" if is_direct else "widened_list_tools", 3)
+		primary = router.primary.get(module, ())
+		lists.sort(key=lambda t: primary.index(t.entity) if t.entity in primary else len(primary))
+		for tool in lists[:budget]:
+			offer(
+				tool.name,
+				MODULE_LIST if module in direct else WIDENED_LIST,
+				f"module {module} {'matched' if module in direct else 'widened'}",
+			)
+	return scores
+
+
+_INDEXES: dict[int, tuple[object, dict[str, int]]] = {}
+
+
+def registry_index(registry) -> dict[str, int]:
+	"""Registration position of each tool (cached per registry and size)."""
+	cached = _INDEXES.get(id(registry))
+	if cached is None or cached[0] is not registry or len(cached[1]) != len(registry):
+		cached = (registry, {name: i for i, name in enumerate(registry.names())})
+		_INDEXES[id(registry)] = cached
+	return cached[1]
+
+
+def _pick(model_picker: ModulePicker, question: str, modules: list[str]) -> set[str]:
+	try:
+		picked = {m for m in model_picker(question, modules) if m in modules}
+	except Exception as exc:  # an optional helper must never break routing; the router's answer stands
+		log.warning("model module picker failed, keeping the router's modules: %s", exc)
+		return set()
+	return picked
+
+
+def make_model_picker(complete: Callable[[list[dict]], str]) -> ModulePicker:
+	"""A module picker that asks a cheap model once: `complete(messages) -> text` is the provider call."""
+	from noviz_agent.engine.prompt import render_file
+
+	def pick(question: str, modules: list[str]) -> list[str]:
+		system = render_file("module_picker.md", modules=", ".join(modules))
+		text = complete([{"role": "system", "content": system}, {"role": "user", "content": question}])
+		match = re.search(r"\[.*?\]", text or "", re.S)
+		if not match:
+			return []
+		try:
+			names = json.loads(match.group(0))
+		except json.JSONDecodeError:
+			return []
+		return [n for n in names if isinstance(n, str)]
+
+	return pick
+
+
+# --- the whole registry, everything allowed (the `route` command and the benchmarks) -----------
+
+
+@functools.lru_cache(maxsize=1)
+def _everyone():
+	from noviz_agent.engine.session import Person, Session
+	from noviz_agent.tools import build_registry
+
+	registry = build_registry()
+	allowed = frozenset(registry.names())
+
+	def session() -> Session:
+		return Session(person=Person(user="everyone"), connector=None, registry=registry, allowed=allowed)
+
+	return registry, session
+
+
+def plan_for_everyone(question: str) -> dict:
+	"""`{"modules": [...], "tools": [...]}` a person allowed everything would be offered."""
+	_, new_session = _everyone()
+	return select(new_session(), question).as_plan()
+
+
+def plan_many(lines: Iterable[str]) -> list[dict]:
+	"""One plan per non-blank line, in order."""
+	return [plan_for_everyone(line.strip()) for line in lines if line.strip()]
