@@ -1,0 +1,176 @@
+"""Tool calls that open-weights models print as text are recognised like structured ones."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from noviz_agent.engine.llm import ToolCall, parse_text_tool_calls
+
+OFFERED = {"sales_order__list", "customer__create"}
+
+
+def test_hermes_tool_call_is_recognised_and_removed_from_the_text():
+	text = (
+		'I will check.\n<tool_call>\n{"name": "sales_order__list", "arguments": {"limit": 5}}\n</tool_call>'
+	)
+	rest, calls = parse_text_tool_calls(text)
+	assert rest == "I will check."
+	assert [(c.name, c.arguments, c.error) for c in calls] == [("sales_order.list", {"limit": 5}, None)]
+	assert calls[0].id.startswith("call_")
+
+
+def test_several_tagged_calls_keep_their_order():
+	text = (
+		'<tool_call>{"name": "a__list", "arguments": {}}</tool_call>'
+		'<tool_call>{"name": "b.get", "arguments": {"name": "X"}}</tool_call>'
+	)
+	_, calls = parse_text_tool_calls(text)
+	assert [c.name for c in calls] == ["a.list", "b.get"]
+	assert calls[0].id != calls[1].id
+
+
+def test_tagged_call_cut_off_before_the_closing_tag():
+	_, calls = parse_text_tool_calls('<tool_call>{"name": "sales_order__list", "arguments": {}}')
+	assert [c.name for c in calls] == ["sales_order.list"]
+
+
+def test_tagged_call_with_string_arguments_or_function_wrapper():
+	text = (
+		'<tool_call>{"name": "x__list", "arguments": "{\\"limit\\": 2}"}</tool_call>'
+		'<tool_call>{"function": {"name": "y__get", "parameters": {"name": "A"}}}</tool_call>'
+	)
+	_, calls = parse_text_tool_calls(text)
+	assert [(c.name, c.arguments) for c in calls] == [("x.list", {"limit": 2}), ("y.get", {"name": "A"})]
+
+
+def test_malformed_json_inside_a_tag_gives_a_call_with_error_and_raw_text():
+	body = '{"name": "sales_order__list", "arguments": {"limit": 5,}'
+	rest, calls = parse_text_tool_calls(f"ok <tool_call>{body}</tool_call>")
+	(call,) = calls
+	assert rest == "ok"
+	assert call.name == "sales_order.list"
+	assert call.arguments is None
+	assert call.raw_arguments == body
+	assert call.error
+
+
+def test_malformed_arguments_inside_a_valid_tag_keep_the_raw_text():
+	(call,) = parse_text_tool_calls('<tool_call>{"name": "a__b", "arguments": "{oops"}</tool_call>')[1]
+	assert call.arguments is None and call.raw_arguments == "{oops" and "position" in call.error
+
+
+def test_fenced_json_call_object_is_recognised():
+	text = 'Sure.\n```json\n{"name": "sales_order__list", "arguments": {"limit": 3}}\n```\n'
+	rest, calls = parse_text_tool_calls(text, names=OFFERED)
+	assert rest == "Sure."
+	assert [(c.name, c.arguments) for c in calls] == [("sales_order.list", {"limit": 3})]
+
+
+def test_fenced_json_that_is_not_exactly_a_call_stays_text():
+	text = '```json\n{"name": "sales_order__list", "arguments": {}, "note": "example"}\n```'
+	assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+	data = '```json\n{"customer": "Acme", "total": 10}\n```'
+	assert parse_text_tool_calls(data, names=OFFERED) == (data, [])
+
+
+def test_fenced_or_bare_call_to_a_tool_not_offered_stays_text():
+	fenced = '```json\n{"name": "payroll__run", "arguments": {}}\n```'
+	bare = '{"name": "payroll.run", "parameters": {}}'
+	assert parse_text_tool_calls(fenced, names=OFFERED) == (fenced, [])
+	assert parse_text_tool_calls(bare, names=OFFERED) == (bare, [])
+	assert parse_text_tool_calls(bare, names=set()) == (bare, [])
+
+
+def test_llama_style_whole_message_call():
+	for text in (
+		'{"name": "customer__create", "parameters": {"values": {"customer_name": "Ada"}}}',
+		'<|python_tag|>{"name": "customer.create", "parameters": {"values": {"customer_name": "Ada"}}}',
+	):
+		rest, calls = parse_text_tool_calls(text, names=OFFERED)
+		assert rest == ""
+		assert [(c.name, c.arguments) for c in calls] == [
+			("customer.create", {"values": {"customer_name": "Ada"}})
+		]
+
+
+def test_mistral_style_list_of_calls():
+	text = '[TOOL_CALLS][{"name": "sales_order__list", "arguments": {}}, {"name": "customer__create", "arguments": {}}]'
+	_, calls = parse_text_tool_calls(text, names=OFFERED)
+	assert [c.name for c in calls] == ["sales_order.list", "customer.create"]
+
+
+def test_json_inside_prose_is_not_a_call():
+	text = 'The call looks like {"name": "sales_order__list", "arguments": {}} in the docs.'
+	assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+
+
+def test_plain_answer_is_untouched():
+	assert parse_text_tool_calls("  You have 3 open orders.\n") == ("You have 3 open orders.", [])
+
+
+def test_tool_call_wire_form_round_trips():
+	call = ToolCall.from_wire("c9", "sales_order__list", '{"limit": 4}')
+	wire = call.to_wire()
+	assert wire == {
+		"id": "c9",
+		"type": "function",
+		"function": {"name": "sales_order__list", "arguments": '{"limit": 4}'},
+	}
+	assert ToolCall.from_wire(wire["id"], wire["function"]["name"], wire["function"]["arguments"]) == call
+
+
+# -- properties -------------------------------------------------------------------------------
+
+# Real tool names: snake_case parts without a trailing "_" (a module ending in "_" is ambiguous on the wire).
+names = st.from_regex(
+	r"[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,6}){0,2}\.[a-z][a-z0-9]{0,6}(_[a-z0-9]{1,6}){0,2}", fullmatch=True
+)
+json_values = st.recursive(
+	st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(),
+	lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+	max_leaves=8,
+)
+arguments = st.dictionaries(st.text(max_size=10), json_values, max_size=4)
+prose = st.text(max_size=80).filter(
+	lambda t: "<tool_call>" not in t and "</tool_call>" not in t and "```" not in t
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=300))
+def test_arbitrary_text_never_breaks_parsing(text):
+	rest, calls = parse_text_tool_calls(text)
+	assert isinstance(rest, str)
+	assert all(isinstance(c, ToolCall) and (c.arguments is None) == (c.error is not None) for c in calls)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+	st.text(max_size=200).filter(
+		lambda t: "<tool_call>" not in t and "```" not in t and "{" not in t and "[" not in t
+	)
+)
+def test_text_without_call_markers_is_returned_unchanged(text):
+	assert parse_text_tool_calls(text, names=OFFERED) == (text.strip(), [])
+
+
+@settings(max_examples=200, deadline=None)
+@given(prose, names, arguments, prose, st.booleans())
+def test_well_formed_tagged_call_round_trips_inside_any_text(before, name, args, after, wire):
+	shown = name.replace(".", "__") if wire else name
+	block = "<tool_call>" + json.dumps({"name": shown, "arguments": args}) + "</tool_call>"
+	rest, calls = parse_text_tool_calls(before + block + after)
+	assert len(calls) == 1
+	assert (calls[0].name, calls[0].arguments, calls[0].error) == (name, args, None)
+	assert rest == (before + after).strip()
+
+
+@settings(max_examples=200, deadline=None)
+@given(prose, st.text(max_size=60).filter(lambda t: "</tool_call>" not in t))
+def test_any_tag_body_gives_a_call_never_an_exception(before, body):
+	_, calls = parse_text_tool_calls(f"{before}<tool_call>{body}</tool_call>")
+	assert len(calls) == 1
+	assert (calls[0].arguments is None) == (calls[0].error is not None)
