@@ -128,6 +128,10 @@ def search_tools(session, query: str, module: str | None = None, limit: int = 8)
 	return index_for(session).search(query or "", module or None, limit, router.module_of)
 
 
+def search_tools_names(session, query: str, module: str | None = None, limit: int = 8) -> list[str]:
+	return [t.name for t in search_tools(session, query, module, limit)]
+
+
 @function_tool("tools.search", "discovery")
 def search(session, query: str, module: str | None = None, limit: int = 8) -> dict:
 	"""Find tools you may use that were not offered yet, by a few words about the task.
