@@ -344,9 +344,10 @@ def _summarise(content: str) -> str:
 	except ValueError:
 		return "Here is what I found."
 	if isinstance(data, dict):
-		if data.get("error"):
-			return f"The tool reported a problem: {data['error']}"
-		if data.get("proposal") or data.get("status") == "proposal":
+		problem = data.get("error") or (data.get("status") in ("error", "refused") and data.get("message"))
+		if problem:
+			return f"The tool reported a problem: {problem}"
+		if data.get("proposal") or data.get("status") in ("proposal", "awaiting_confirmation"):
 			return "I have prepared this for you to review. Please confirm or cancel it."
 		rows = next(
 			(data[k] for k in ("rows", "data", "results", "records") if isinstance(data.get(k), list)), None
