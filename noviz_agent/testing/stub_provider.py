@@ -34,6 +34,7 @@ CREATE = re.compile(
 	r"\b(?:create|add|make)\s+(?:(?:a|an|new)\s+)*([a-z][a-z ]*?)\s+(?:named|called)\s+[\"']?(.+?)[\"']?\s*[.!?]?\s*$",
 	re.IGNORECASE,
 )
+RECENT_WORDS = ("recent", "latest", "last", "newest")
 RECORD_WORDS = ("invoice", "order", "customer", "supplier", "item", "list", "show", "recent")
 
 
@@ -331,7 +332,11 @@ def rule_reply(body: dict) -> dict:
 		chosen = lists[0]
 	if chosen:
 		properties = (tools[chosen].get("parameters") or {}).get("properties") or {}
-		return {"tool_calls": [{"name": chosen, "arguments": {"limit": 5} if "limit" in properties else {}}]}
+		args: dict[str, Any] = {"limit": 5} if "limit" in properties else {}
+		columns = ((properties.get("fields") or {}).get("items") or {}).get("enum") or []
+		if "order_by" in properties and "date" in columns and any(w in lower for w in RECENT_WORDS):
+			args["order_by"] = "date desc"
+		return {"tool_calls": [{"name": chosen, "arguments": args}]}
 	return {
 		"text": "I am the stub model for tests and demos. Ask me to list records "
 		'("show my recent sales orders") or to create one ("create a customer named Ada").'

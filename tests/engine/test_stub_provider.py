@@ -26,7 +26,13 @@ def tool(name, properties=None):
 
 DESK_TOOLS = [
 	tool("customer__list", {"limit": {"type": "integer"}}),
-	tool("sales_order__list", {"limit": {"type": "integer"}}),
+	tool(
+		"sales_order__list",
+		{
+			"fields": {"type": "array", "items": {"enum": ["customer", "date"]}},
+			"order_by": {"type": "string"},
+		},
+	),
 	tool("sales_invoice__list"),
 	tool("customer__create", {"values": {"type": "object"}}),
 	tool("tools__search"),
@@ -62,7 +68,9 @@ def test_rules_list_the_entity_asked_about_then_answer_after_the_result(stub):
 	provider = provider_for(stub)
 	messages = [{"role": "user", "content": "Show my recent sales orders"}]
 	first = provider.complete(messages, DESK_TOOLS)
-	assert [(c.name, c.arguments) for c in first.tool_calls] == [("sales_order.list", {"limit": 5})]
+	assert [(c.name, c.arguments) for c in first.tool_calls] == [
+		("sales_order.list", {"order_by": "date desc"})
+	]
 	messages += [
 		first.to_message(),
 		{
@@ -87,7 +95,7 @@ def test_rules_create_a_customer_by_name(stub):
 
 def test_rules_fall_back_to_the_first_list_tool_for_record_words():
 	body = {"messages": [{"role": "user", "content": "any invoices overdue?"}], "tools": DESK_TOOLS[:1]}
-	assert rule_reply(body)["tool_calls"][0]["name"] == "customer__list"
+	assert rule_reply(body)["tool_calls"] == [{"name": "customer__list", "arguments": {"limit": 5}}]
 
 
 def test_rules_answer_in_text_without_tools_or_after_errors_and_proposals():
@@ -111,7 +119,7 @@ def test_rules_read_content_parts():
 		"messages": [{"role": "user", "content": [{"type": "text", "text": "list sales orders"}]}],
 		"tools": DESK_TOOLS,
 	}
-	assert rule_reply(body)["tool_calls"][0]["name"] == "sales_order__list"
+	assert rule_reply(body)["tool_calls"] == [{"name": "sales_order__list", "arguments": {}}]
 
 
 # -- scripted responses -----------------------------------------------------------------------
