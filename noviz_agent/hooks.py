@@ -5,3 +5,28 @@ app_description = "An AI agent inside ERPNext that works as the signed-in person
 app_email = "dev@noviz.invalid"
 app_license = "mit"
 required_apps = ["erpnext"]
+
+# The chat drawer on every desk page; the bundle is tiny and lazy-loads the chat itself.
+app_include_js = "noviz_agent.bundle.js"
+app_include_css = "noviz_agent.bundle.css"
+
+after_install = "noviz_agent.install.after_install"
+
+# A change to roles, permissions or the agent's role policy changes which tools a person
+# may be offered; each drops every cached allowance (see connectors/frappe_allowance.py).
+_invalidate = {
+	"after_insert": "noviz_agent.connectors.frappe_allowance.invalidate",
+	"on_update": "noviz_agent.connectors.frappe_allowance.invalidate",
+	"on_trash": "noviz_agent.connectors.frappe_allowance.invalidate",
+}
+doc_events = {
+	"User": _invalidate,
+	"Has Role": _invalidate,
+	"DocPerm": _invalidate,
+	"Custom DocPerm": _invalidate,
+	"User Permission": _invalidate,
+	"Agent Role Policy": _invalidate,
+}
+
+# What the chat needs before its first call (no secrets): the message length limit.
+boot_session = "noviz_agent.api.boot_session"

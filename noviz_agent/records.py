@@ -177,3 +177,26 @@ def error_response(message: str, hint: str | None = None, *, kind: str = "error"
 	else:
 		response["error"] = {"message": message, "hint": hint} if hint else {"message": message}
 	return response
+
+
+def page_of_result(record, number: int, size: int) -> dict | None:
+	"""One page of a result kept server-side, as a table block; None when the record holds no rows."""
+	if not isinstance(record, dict) or not isinstance(record.get("rows"), list):
+		return None
+	rows = [r for r in record["rows"] if isinstance(r, dict)]
+	size = max(1, int(record.get("page_size") or size))
+	total = len(rows)
+	pages = max(1, -(-total // size))
+	number = min(max(1, number), pages)
+	chosen = rows[(number - 1) * size : number * size]
+	columns = record.get("columns") or [
+		{"key": k, "label": k.replace("_", " ").title()}
+		for k in (rows[0] if rows else {})
+		if not k.startswith("_")
+	]
+	return {
+		"title": record.get("title") or "",
+		"columns": columns,
+		"rows": chosen,
+		"page": {"number": number, "size": size, "total": total, "result_id": record.get("result_id")},
+	}

@@ -103,3 +103,17 @@ def test_error_response_has_the_full_shape():
 	assert response["type"] == "error" and response["error"]["hint"] == "Ask your administrator"
 	assert set(response) >= {"text", "table", "cards", "chart", "proposal", "refusal", "flags", "sources"}
 	assert r.error_response("No.", kind="refusal")["refusal"] == {"message": "No."}
+
+
+def test_paging_a_kept_result():
+	record = {
+		"title": "Orders",
+		"result_id": "r1",
+		"rows": [{"name": f"SO-{i}", "_link": "/x"} for i in range(7)],
+	}
+	page = r.page_of_result(record, 3, 3)
+	assert [row["name"] for row in page["rows"]] == ["SO-6"]
+	assert page["page"] == {"number": 3, "size": 3, "total": 7, "result_id": "r1"}
+	assert page["columns"] == [{"key": "name", "label": "Name"}]
+	assert r.page_of_result(record, 99, 3)["page"]["number"] == 3
+	assert r.page_of_result({"nothing": 1}, 1, 3) is None

@@ -1,0 +1,305 @@
+"""The turn API: whitelisted endpoints the desk chat calls, each running as the signed-in person.
+
+A thin edge: check the input and the person, build the session, call the engine once,
+record what happened (conversation turn + interaction log) and return the response.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+
+import frappe
+from frappe import _
+
+from noviz_agent import records, validation
+from noviz_agent.connectors import frappe_session
+from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
+
+CONVERSATION = "Agent Conversation"
+LOG = "Agent Interaction Log"
+RATE_WINDOW_SECONDS = 60 * 60
+
+
+# --- checks ---------------------------------------------------------------------------
+
+
+def _person() -> str:
+	"""The signed-in desk user; guests and website users cannot talk to the agent."""
+	user = frappe.session.user
+	if user == "Guest" or frappe.get_cached_value("User", user, "user_type") != "System User":
+		frappe.throw(_("Sign in to the desk to use the agent."), frappe.PermissionError)
+	return user
+
+
+def _checked(check, *args):
+	try:
+		return check(*args)
+	except validation.InputError as exc:
+		frappe.throw(str(exc), frappe.ValidationError, title=_("Check your input"))
+
+
+def _own_conversation(name: str, user: str):
+	"""The person's own conversation; someone else's is refused even for a System Manager."""
+	if not frappe.db.exists(CONVERSATION, name):
+		frappe.throw(_("Conversation {0} does not exist.").format(name), frappe.DoesNotExistError)
+	doc = frappe.get_doc(CONVERSATION, name)
+	if doc.person != user:
+		frappe.throw(_("Conversation {0} belongs to someone else.").format(name), frappe.PermissionError)
+	return doc
+
+
+def _over_rate_limit(user: str, values: dict) -> str | None:
+	"""A fixed hourly window per person in Redis; the message when this question is one too many."""
+	allowed = validation.limit(values, "rate_limit_per_hour")
+	window = int(time.time() // RATE_WINDOW_SECONDS)
+	key = frappe.cache.make_key(f"noviz_agent:rate:{user}:{window}")
+	count = frappe.cache.incr(key)
+	if count == 1:
+		frappe.cache.expire(key, RATE_WINDOW_SECONDS + 60)
+	retry_in = RATE_WINDOW_SECONDS - int(time.time() % RATE_WINDOW_SECONDS)
+	return validation.rate_window(count, allowed, RATE_WINDOW_SECONDS, retry_in)
+
+
+# --- recording ------------------------------------------------------------------------
+
+
+def _record(user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values):
+	"""Write the turn and its log; if the conversation cannot be written, the log still is."""
+	conversation_name = conversation.name if conversation else None
+	log = frappe.get_doc(
+		{
+			"doctype": LOG,
+			**records.log_values(
+				outcome_log,
+				request=question,
+				person=user,
+				conversation=conversation_name,
+				rates=records.Rates.from_settings(values),
+			),
+		}
+	)
+	log.insert(ignore_permissions=True)
+	try:
+		savepoint = "noviz_agent_turn"
+		frappe.db.savepoint(savepoint)
+		if conversation is None:
+			conversation = frappe.get_doc(
+				{
+					"doctype": CONVERSATION,
+					"title": records.conversation_title(question),
+					"person": user,
+					"rules_sent": [],
+				}
+			)
+		conversation.append("turns", records.turn_values(question, outcome_response, entry, log.name))
+		conversation.turn_count = len(conversation.turns)
+		conversation.last_activity = frappe.utils.now_datetime()
+		if rules_sent is not None:
+			conversation.rules_sent = sorted(rules_sent)
+		if conversation.is_new():
+			conversation.insert(ignore_permissions=True)
+		else:
+			conversation.save(ignore_permissions=True)
+		if log.conversation != conversation.name:
+			log.db_set("conversation", conversation.name, update_modified=False)
+	except Exception:
+		frappe.db.rollback(save_point=savepoint)
+		log.db_set(
+			"error", (log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3)
+		)
+		log.db_set("failed", 1)
+		conversation = None
+	return conversation, log
+
+
+def _reply(response: dict, conversation, log, turn: str | None) -> dict:
+	return {
+		"response": response,
+		"conversation": conversation.name if conversation else None,
+		"log": log.name if log else None,
+		"turn": turn,
+	}
+
+
+# --- endpoints ------------------------------------------------------------------------
+
+
+@frappe.whitelist(methods=["POST"])
+def send(message: str, conversation: str | None = None, turn: str | None = None) -> dict:
+	"""Answer one message in a conversation (a new one when none is given)."""
+	user = _person()
+	values = frappe_session.load_settings(with_secrets=True)
+	question = _checked(validation.check_message, message, validation.limit(values, "max_message_chars"))
+	doc = _own_conversation(conversation, user) if conversation else None
+	turn = turn or frappe.generate_hash(length=12)
+
+	limited = _over_rate_limit(user, values)
+	if limited:
+		# Not logged: a flood of refused requests would bury the real turns.
+		return _reply(records.error_response(limited, kind="refusal"), doc, None, turn)
+
+	started = time.perf_counter()
+	rules_sent = frozenset(doc.rules_sent or []) if doc else frozenset()
+	try:
+		provider = frappe_session.make_provider(values)
+		session = frappe_session.build_session(values, turn=turn)
+		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
+		outcome = run_turn(
+			session,
+			provider,
+			question,
+			history_turns=history,
+			policy_text=values.get("policy_text") or "",
+			rules_sent=rules_sent,
+			today=frappe.utils.getdate(),
+			retriever=_retriever(values),
+		)
+		response, log, entry, rules_sent = (
+			outcome.response,
+			outcome.log,
+			outcome.history_entry,
+			outcome.rules_sent,
+		)
+	except frappe_session.NotConfigured as exc:
+		hint = exc.admin_hint if "System Manager" in frappe.get_roles(user) else None
+		response = records.error_response(str(exc), hint)
+		log, entry = records.failure_log(f"not configured: {exc.admin_hint}"), None
+	except Exception as exc:
+		# A bug or an outage must still leave a logged, readable turn, never a half-written one.
+		response = records.error_response(
+			_(
+				"Something went wrong while answering. Try again; if it keeps happening, tell your administrator."
+			),
+			None,
+		)
+		latency = int((time.perf_counter() - started) * 1000)
+		log = records.failure_log(
+			f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", latency_ms=latency
+		)
+		entry = None
+	doc, log_doc = _record(user, doc, question, response, log, entry, rules_sent, values)
+	return _reply(response, doc, log_doc, turn)
+
+
+def _retriever(values: dict):
+	"""Knowledge passages for the prompt when the knowledge store is available; never fails a turn."""
+	if not values.get("use_knowledge"):
+		return None
+	from noviz_agent.connectors.frappe_knowledge import retriever
+
+	return retriever(values)
+
+
+def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
+	user = _person()
+	token = _checked(validation.check_token, token)
+	doc = _own_conversation(conversation, user) if conversation else None
+	values = frappe_session.load_settings()
+	session = frappe_session.build_session(values, progress=False)
+	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	question = _("Confirm") if confirm else _("Cancel")
+	doc, log = _record(
+		user, doc, question, outcome.response, outcome.log, outcome.history_entry, None, values
+	)
+	return _reply(outcome.response, doc, log, None)
+
+
+@frappe.whitelist(methods=["POST"])
+def confirm(token: str, conversation: str | None = None) -> dict:
+	"""Carry out the change behind a proposal the person confirmed."""
+	return _settle(token, conversation, confirm=True)
+
+
+@frappe.whitelist(methods=["POST"])
+def cancel(token: str, conversation: str | None = None) -> dict:
+	"""Withdraw a proposal; its token can never be used afterwards."""
+	return _settle(token, conversation, confirm=False)
+
+
+@frappe.whitelist(methods=["POST"])
+def feedback(log: str, rating: str, comment: str | None = None) -> dict:
+	"""Record the person's rating (up/down) and comment on one of their own turns."""
+	user = _person()
+	rating = _checked(validation.check_rating, rating)
+	comment = _checked(validation.check_comment, comment)
+	person = frappe.db.get_value(LOG, log, "person")
+	if person is None:
+		frappe.throw(_("Interaction log {0} does not exist.").format(log), frappe.DoesNotExistError)
+	if person != user:
+		frappe.throw(_("You can only rate your own answers."), frappe.PermissionError)
+	frappe.db.set_value(
+		LOG,
+		log,
+		{"rating": rating, "feedback_comment": comment, "feedback_at": frappe.utils.now_datetime()},
+		update_modified=False,
+	)
+	return {"log": log, "rating": rating}
+
+
+@frappe.whitelist(methods=["GET", "POST"])
+def conversations(limit: int = 50, start: int = 0) -> list[dict]:
+	"""The person's own conversations, most recent first."""
+	user = _person()
+	return frappe.get_list(
+		CONVERSATION,
+		filters={"person": user},
+		fields=["name", "title", "last_activity", "turn_count"],
+		order_by="last_activity desc",
+		limit_start=max(0, int(start)),
+		limit_page_length=min(max(1, int(limit)), 200),
+	)
+
+
+@frappe.whitelist(methods=["GET", "POST"])
+def conversation(name: str) -> dict:
+	"""One conversation with its turns; the permission rules decide who may read it."""
+	_person()
+	doc = frappe.get_doc(CONVERSATION, name)
+	doc.check_permission("read")
+	return {
+		"name": doc.name,
+		"title": doc.title,
+		"person": doc.person,
+		"last_activity": str(doc.last_activity or ""),
+		"turns": [records.turn_for_client(row.as_dict()) for row in doc.turns],
+	}
+
+
+@frappe.whitelist(methods=["GET", "POST"])
+def page(result_id: str, number: int) -> dict:
+	"""Another page of a table kept server-side; only the person whose turn made it can page it."""
+	_person()
+	result_id, number = _checked(validation.check_page, result_id, number)
+	values = frappe_session.load_settings()
+	store = frappe_session.RedisStore(f"result:{frappe.session.user}")
+	table = records.page_of_result(store.get(result_id), number, validation.limit(values, "page_size"))
+	if table is None:
+		frappe.throw(
+			_("This table is no longer available; ask the question again."), frappe.DoesNotExistError
+		)
+	return {"table": table}
+
+
+@frappe.whitelist(methods=["GET"])
+def client_settings() -> dict:
+	"""What the chat needs to know before the first message (never any secret)."""
+	_person()
+	values = frappe_session.load_settings()
+	return {
+		"max_message_chars": validation.limit(values, "max_message_chars"),
+		"configured": bool((values.get("base_url") or "").strip() and (values.get("model") or "").strip()),
+		"writes_enabled": bool(values.get("enable_writes")),
+	}
+
+
+def boot_session(bootinfo) -> None:
+	"""boot_session hook: the chat's limits, so it can check a message before sending it."""
+	if frappe.session.user == "Guest":
+		return
+	try:
+		values = frappe_session.load_settings()
+	except Exception:
+		# Before migrate creates Agent Settings, the desk must still boot.
+		return
+	bootinfo.noviz_agent = {"max_message_chars": validation.limit(values, "max_message_chars")}

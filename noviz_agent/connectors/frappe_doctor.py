@@ -1,0 +1,75 @@
+"""`bench noviz-agent doctor`: checks of the settings, the provider and the knowledge store, each with a fix."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import frappe
+
+from noviz_agent import validation
+from noviz_agent.connectors import frappe_knowledge, frappe_session
+
+
+@dataclass(frozen=True)
+class Check:
+	"""One finding: `status` is ok, warn or fail; `message` says what to do when it is not ok."""
+
+	name: str
+	status: str
+	message: str
+
+
+def check_settings(values: dict) -> list[Check]:
+	problems = validation.settings_problems(values)
+	if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
+		problems.insert(0, "Provider base URL and reasoning model must be set (/app/agent-settings).")
+	if problems:
+		return [Check("settings", "fail", problem) for problem in problems]
+	key = "set" if values.get("api_key") else "not set (fine for local servers that need none)"
+	return [Check("settings", "ok", f"{values['model']} at {values['base_url']}; API key {key}")]
+
+
+def check_provider(values: dict) -> Check:
+	try:
+		provider = frappe_session.make_provider(values)
+		reply = provider.complete([{"role": "user", "content": "Reply with the word: ready"}], [], timeout=30)
+	except frappe_session.NotConfigured as exc:
+		return Check("provider", "fail", exc.admin_hint)
+	except Exception as exc:
+		return Check("provider", "fail", f"{type(exc).__name__}: {exc}")
+	text = (reply.text or "").strip().replace("\n", " ")[:60]
+	return Check("provider", "ok", f"answered ({reply.model or values.get('model')}): {text!r}")
+
+
+def check_knowledge(values: dict) -> Check:
+	if not frappe_knowledge.indexed(values):
+		return Check(
+			"knowledge",
+			"warn",
+			"no index yet: run `bench --site SITE noviz-agent index-knowledge` so answers can cite process documents.",
+		)
+	try:
+		status = frappe_knowledge.status(values)
+	except Exception as exc:
+		return Check("knowledge", "fail", f"the store did not answer: {type(exc).__name__}: {exc}")
+	return Check("knowledge", "ok", ", ".join(f"{k}={v}" for k, v in status.items()))
+
+
+def check_scheduler() -> Check:
+	if frappe.utils.scheduler.is_scheduler_disabled():
+		return Check(
+			"realtime",
+			"warn",
+			"the scheduler is disabled; progress events still work, background jobs do not.",
+		)
+	return Check("realtime", "ok", "scheduler enabled")
+
+
+def run(*, call_provider: bool = True) -> list[Check]:
+	values = frappe_session.load_settings(with_secrets=True)
+	checks = check_settings(values)
+	if call_provider and all(c.status == "ok" for c in checks):
+		checks.append(check_provider(values))
+	checks.append(check_knowledge(values))
+	checks.append(check_scheduler())
+	return checks

@@ -1,0 +1,185 @@
+"""The turn's Session for the signed-in person: identity, connector, allowance, limits, stores, provider.
+
+Everything here reads frappe state (the session user, roles, Agent Settings, Redis) and
+hands the engine plain objects; the engine never sees frappe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from collections.abc import Callable
+from typing import Any
+
+import frappe
+
+from noviz_agent import validation
+from noviz_agent.engine.llm import OpenAICompatibleProvider, ProviderSettings, SettingsError
+from noviz_agent.engine.session import Limits, Person, Session
+
+SETTINGS = "Agent Settings"
+PROGRESS_EVENT = "noviz_agent_progress"
+PASSWORD_FIELDS = ("api_key", "vision_api_key", "embedding_api_key")
+
+# Site tests set this to a callable `(settings: dict) -> Provider` (e.g. returning a ScriptedModel),
+# so a turn runs through the real api without reaching any model server.
+provider_factory: Callable[[dict], Any] | None = None
+
+
+class NotConfigured(Exception):
+	"""The provider is not set up; `message` is for the person, `admin_hint` for whoever can fix it."""
+
+	def __init__(self, message: str, admin_hint: str):
+		super().__init__(message)
+		self.admin_hint = admin_hint
+
+
+def load_settings(with_secrets: bool = False) -> dict:
+	"""Agent Settings as a plain dict; API keys only when asked for, decrypted with `get_password`."""
+	doc = frappe.get_cached_doc(SETTINGS)
+	values = doc.as_dict(no_default_fields=True)
+	for field in PASSWORD_FIELDS:
+		values.pop(field, None)
+		if with_secrets:
+			values[field] = doc.get_password(field, raise_exception=False) or ""
+	return values
+
+
+def provider_settings(values: dict) -> ProviderSettings:
+	"""The engine's provider settings from Agent Settings values (with secrets)."""
+	data = {
+		"reasoning": {
+			"base_url": values.get("base_url"),
+			"api_key": values.get("api_key"),
+			"model": values.get("model"),
+			"timeout": validation.limit(values, "timeout"),
+			"max_retries": validation.limit(values, "max_retries"),
+		}
+	}
+	for role in ("vision", "embedding"):
+		data[role] = {
+			"base_url": values.get(f"{role}_base_url"),
+			"api_key": values.get(f"{role}_api_key"),
+			"model": values.get(f"{role}_model"),
+		}
+	return ProviderSettings.from_dict(data)
+
+
+def make_provider(values: dict):
+	"""The reasoning provider for a turn; raises NotConfigured with words for the person and the admin."""
+	if provider_factory is not None:
+		return provider_factory(values)
+	if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
+		raise NotConfigured(
+			"The agent is not set up on this site yet. Ask your administrator to configure it.",
+			"Set the provider base URL and reasoning model in Agent Settings (/app/agent-settings).",
+		)
+	try:
+		settings = provider_settings(values)
+	except SettingsError as exc:
+		raise NotConfigured(
+			"The agent's model settings are incomplete. Ask your administrator to check them.", str(exc)
+		) from None
+	return OpenAICompatibleProvider(settings.reasoning)
+
+
+def limits_from(values: dict) -> Limits:
+	"""Turn limits from Agent Settings, each falling back to its default when unset."""
+	return Limits(
+		max_steps=validation.limit(values, "max_steps"),
+		max_seconds=float(validation.limit(values, "max_seconds")),
+		page_size=validation.limit(values, "page_size"),
+		history_turns=validation.limit(values, "history_turns"),
+		max_tools=validation.limit(values, "max_tools"),
+		proposal_ttl_seconds=validation.limit(values, "proposal_ttl_minutes") * 60,
+	)
+
+
+def site_secret() -> bytes:
+	"""The key that signs proposal tokens: derived from the site's encryption key, never stored."""
+	from frappe.utils.password import get_encryption_key
+
+	return hmac.new(get_encryption_key().encode(), b"noviz_agent proposal tokens", hashlib.sha256).digest()
+
+
+class RedisStore:
+	"""An expiring key-value store in the site's Redis with an atomic take (put/get/take, like MemoryStore)."""
+
+	def __init__(self, namespace: str):
+		self.namespace = namespace
+
+	def _key(self, key: str) -> str:
+		return frappe.cache.make_key(f"noviz_agent:{self.namespace}:{key}")
+
+	def put(self, key: str, value: Any, ttl: float) -> None:
+		payload = json.dumps(value, default=str, ensure_ascii=False)
+		frappe.cache.set(self._key(key), payload, ex=max(1, int(ttl)))
+
+	def get(self, key: str) -> Any | None:
+		raw = frappe.cache.get(self._key(key))
+		return None if raw is None else json.loads(raw)
+
+	def take(self, key: str) -> Any | None:
+		"""GET and DEL in one MULTI/EXEC: of two concurrent takes only one sees the value."""
+		pipe = frappe.cache.pipeline(transaction=True)
+		pipe.get(self._key(key))
+		pipe.delete(self._key(key))
+		raw, _deleted = pipe.execute()
+		return None if raw is None else json.loads(raw)
+
+
+def person_for(user: str) -> Person:
+	"""The Person the turn runs as, from the User record and the site's roles."""
+	full_name = frappe.utils.get_fullname(user)
+	company = frappe.defaults.get_user_default("Company", user=user) or frappe.defaults.get_global_default(
+		"company"
+	)
+	language = frappe.db.get_value("User", user, "language") or frappe.local.lang or "en"
+	return Person(
+		user=user,
+		roles=frozenset(frappe.get_roles(user)),
+		full_name=full_name,
+		company=company,
+		language=language,
+	)
+
+
+def progress_sender(user: str, turn: str) -> Callable[[dict], None]:
+	"""Publish the engine's progress events to this person's browser only."""
+
+	def send(event: dict) -> None:
+		frappe.publish_realtime(PROGRESS_EVENT, {**event, "turn": turn}, user=user)
+
+	return send
+
+
+def make_connector(user: str):
+	"""The frappe connector bound to this person (imported late: it is another module's job)."""
+	from noviz_agent.connectors.frappe_connector import FrappeConnector
+
+	return FrappeConnector(user)
+
+
+def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
+	"""The Session for the signed-in person; everything it holds is theirs alone."""
+	from noviz_agent.connectors.frappe_allowance import allowance
+	from noviz_agent.tools import build_registry
+
+	user = frappe.session.user
+	person = person_for(user)
+	connector = make_connector(user)
+	registry = build_registry()
+	return Session(
+		person=person,
+		connector=connector,
+		registry=registry,
+		allowed=allowance(person, connector, registry),
+		limits=limits_from(values),
+		secret=site_secret(),
+		proposals=RedisStore("proposal"),
+		# Results are per person: a result id from someone else's turn finds nothing.
+		results=RedisStore(f"result:{user}"),
+		writes_enabled=bool(values.get("enable_writes")),
+		progress=progress_sender(user, turn) if (progress and turn) else None,
+	)

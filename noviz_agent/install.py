@@ -1,0 +1,16 @@
+"""After install: Agent Settings starts with its defaults saved, so the chat can explain what is missing."""
+
+from __future__ import annotations
+
+import frappe
+
+from noviz_agent import validation
+
+
+def after_install() -> None:
+	settings = frappe.get_single("Agent Settings")
+	for field, (_label, _low, _high, default) in validation.LIMITS.items():
+		if settings.meta.has_field(field) and not settings.get(field):
+			settings.set(field, default)
+	settings.flags.ignore_mandatory = True
+	settings.save(ignore_permissions=True)

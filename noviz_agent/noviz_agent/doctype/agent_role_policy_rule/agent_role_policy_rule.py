@@ -1,0 +1,7 @@
+"""One allow/deny row of an Agent Role Policy."""
+
+from frappe.model.document import Document
+
+
+class AgentRolePolicyRule(Document):
+	pass

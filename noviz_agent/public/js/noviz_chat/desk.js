@@ -1,0 +1,103 @@
+// Noviz agent: the desk's side of the chat — frappe calls, realtime progress, Plotly on demand.
+(function (root) {
+	"use strict";
+
+	const ns = (root.noviz_chat = root.noviz_chat || {});
+	const METHOD = "noviz_agent.api.";
+
+	// The server's own message when a call is refused (validation, permission, not found).
+	function server_message(r) {
+		try {
+			const messages = JSON.parse((r && r._server_messages) || "[]");
+			if (messages.length) {
+				let first = messages[0];
+				try {
+					first = JSON.parse(first);
+				} catch (e) {
+					/* a plain string message */
+				}
+				// Server messages may carry markup; an inert parsed document yields only their text.
+				const doc = new DOMParser().parseFromString(String(first.message || first), "text/html");
+				return doc.body.textContent;
+			}
+		} catch (e) {
+			/* fall through */
+		}
+		return (r && (r.exception || r.exc_type)) || __("The request failed.");
+	}
+
+	function call(name, args, type) {
+		return new Promise((resolve, reject) => {
+			frappe.call({
+				method: METHOD + name,
+				args,
+				type: type || "POST",
+				// The chat shows the error inline; no modal over the conversation.
+				silent: true,
+				callback: (r) => resolve(r.message),
+				error: (r) => reject(new Error(server_message(r))),
+			});
+		});
+	}
+
+	ns.desk_api = {
+		send: (args) => call("send", args),
+		confirm: (args) => call("confirm", args),
+		cancel: (args) => call("cancel", args),
+		feedback: (args) => call("feedback", args),
+		page: (args) => call("page", args, "GET"),
+		conversations: (args) => call("conversations", args, "GET"),
+		conversation: (args) => call("conversation", args, "GET"),
+		client_settings: () => call("client_settings", {}, "GET"),
+	};
+
+	let plotly = null;
+	function load_plotly() {
+		if (root.Plotly) return Promise.resolve(root.Plotly);
+		plotly =
+			plotly ||
+			new Promise((resolve) => frappe.require("noviz_plotly.bundle.js", () => resolve(root.Plotly)));
+		return plotly;
+	}
+
+	function on_progress(handler) {
+		frappe.realtime.on("noviz_agent_progress", handler);
+	}
+
+	function ask_comment() {
+		return new Promise((resolve) => {
+			const dialog = new frappe.ui.Dialog({
+				title: __("What was wrong?"),
+				fields: [{ fieldname: "comment", fieldtype: "Small Text", label: __("Comment (optional)") }],
+				primary_action_label: __("Send"),
+				primary_action(values) {
+					dialog.hide();
+					resolve(values.comment || null);
+				},
+			});
+			dialog.onhide = () => resolve(null);
+			dialog.show();
+		});
+	}
+
+	function options(extra) {
+		return Object.assign(
+			{
+				api: ns.desk_api,
+				on_progress,
+				load_plotly,
+				ask_comment,
+				max_chars: (frappe.boot.noviz_agent && frappe.boot.noviz_agent.max_message_chars) || 4000,
+				full_page_url: "/app/noviz-agent",
+			},
+			extra || {}
+		);
+	}
+
+	ns.desk = {
+		open_drawer: () => ns.drawer.open(options()),
+		toggle_drawer: () => ns.drawer.toggle(options()),
+		close_drawer: () => ns.drawer.close(),
+		mount_page: (container) => new ns.Chat(container, options({ mode: "page", full_page_url: null })),
+	};
+})(window);
