@@ -66,15 +66,12 @@ class ToolCall:
 
 	def to_wire(self) -> dict:
 		"""The call as it appears in an assistant message (wire name, arguments as a JSON string)."""
-		raw = (
-			self.raw_arguments
-			if self.error or not self.arguments
-			else json.dumps(self.arguments, ensure_ascii=False)
-		)
+		# The model's own text when there is one: what it sent is what it should see again.
+		raw = self.raw_arguments or json.dumps(self.arguments or {}, ensure_ascii=False)
 		return {
 			"id": self.id,
 			"type": "function",
-			"function": {"name": to_wire_name(self.name), "arguments": raw or "{}"},
+			"function": {"name": to_wire_name(self.name), "arguments": raw},
 		}
 
 
@@ -205,6 +202,8 @@ class ModelSettings:
 					values[name] = kind(values[name])
 		except (TypeError, ValueError):
 			raise SettingsError(f"Agent Settings ({role} model): {name} must be a number.") from None
+		if not values.get("max_tokens"):
+			values.pop("max_tokens", None)  # a blank Int field reads as 0, which means "no limit" here
 		return cls(**values, role=role)
 
 

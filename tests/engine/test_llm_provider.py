@@ -286,6 +286,13 @@ def test_settings_errors_name_the_field(values, expected):
 		ModelSettings.from_dict(values)
 
 
+def test_blank_numeric_fields_from_a_form_mean_defaults():
+	settings = ModelSettings.from_dict(
+		{"base_url": "http://x/v1", "model": "m", "max_tokens": 0, "api_key": None}
+	)
+	assert settings.max_tokens is None and settings.api_key == "" and settings.timeout == 60.0
+
+
 def test_provider_settings_other_models_inherit_server_and_key():
 	settings = ProviderSettings.from_dict(
 		{
