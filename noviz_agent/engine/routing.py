@@ -86,13 +86,14 @@ class Router:
 			for text in [*spec.get("words", ()), *spec.get("phrases", ())]:
 				self._add(text, ("module", module))
 		self._abbrev: dict[str, str] = {}
+		generic = {tuple(stems(w)) for w in data.get("generic_words", {}).get("words", ())}
 		for ent in entities:
 			self.entity_module[ent.key] = ent.module
-			for text in ent.phrases():
+			for index, text in enumerate(ent.phrases()):
 				capitals = _ABBREVIATION.match(text.strip())
 				if capitals:
 					self._abbrev.setdefault(capitals.group(1), ent.key)
-				else:
+				elif index < 2 or tuple(stems(text)) not in generic:  # the key and label always count
 					self._add(text, ("entity", ent.key))
 		for key, texts in data.get("entity_words", {}).items():
 			if key in self.entity_module:

@@ -103,3 +103,38 @@ def make_session(
 		allowed=frozenset(registry.names()) if allowed is None else frozenset(allowed),
 		limits=Limits(max_tools=max_tools),
 	)
+
+
+ANALYTICS = (
+	"analytics.catalog",
+	"analytics.build",
+	"analytics.compare_periods",
+	"analytics.compare_segments",
+)
+
+
+def model_registry() -> Registry:
+	"""Entity tools for every entity and action of the canonical model, plus the hand-written names."""
+	from noviz_agent.connectors.model import load_model
+
+	tools = [*discovery.tools(), *hand_written_tools()]
+	tools += [
+		Tool(name=n, description=f"The {n} tool.", module="analytics", parameters=OBJECT, handler=_handler)
+		for n in ANALYTICS
+		if n not in HAND_WRITTEN
+	]
+	for ent in load_model():
+		for action in ent.actions:
+			tools.append(
+				Tool(
+					name=f"{ent.key}.{action}",
+					description=f"{action.title()} {ent.label} records. {ent.description}",
+					module=ent.module,
+					parameters=OBJECT,
+					handler=_handler,
+					writes=action in ("create", "update", "submit", "cancel"),
+					entity=ent.key,
+					action=action,
+				)
+			)
+	return Registry(tools)
