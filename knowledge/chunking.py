@@ -187,7 +187,7 @@ def _hard_cut(text: str, size: int) -> list[str]:
 	"""Last resort for a run of text with no boundary: cut at spaces when there are any."""
 	pieces = []
 	while len(text) > size:
-		cut = text.rfind(" ", size // 2, size)
+		cut = text.rfind(" ", 1, size)
 		cut = cut if cut > 0 else size
 		pieces.append(text[:cut].rstrip())
 		text = text[cut:].lstrip()

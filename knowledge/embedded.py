@@ -51,9 +51,10 @@ class EmbeddedPostgres:
 		return self.start()
 
 	def stop(self) -> None:
-		"""Stop the server now (other processes using the same folder lose it too)."""
+		"""Let go of the server; it stops when no other process on this folder still uses it."""
 		if self._server is not None:
-			self._server.stop()
+			if self._stop_at_exit:
+				self._server.cleanup()
 			self._server = None
 
 
