@@ -1,0 +1,228 @@
+"""Finance and the general ledger: profit and loss, income and expense breakdowns, budget, unusual entries."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from analytics import anomalies, charts, periods
+from analytics.catalog.base import THRESHOLD, Analysis
+from analytics.catalog.rows import breakdown_row, freq_param, ratio_trend_row, trend_row
+from analytics.result import empty_result, kpi, num, rounded, table
+
+
+def _root(frame: pd.DataFrame, name: str) -> np.ndarray:
+	return (frame["root_type"].astype(str).str.strip().str.lower() == name).to_numpy()
+
+
+def income(frame: pd.DataFrame) -> np.ndarray:
+	"""Income as a positive number: credit less debit on income accounts, 0 elsewhere."""
+	return np.where(_root(frame, "income"), (frame["credit"] - frame["debit"]).to_numpy(dtype=float), 0.0)
+
+
+def expense(frame: pd.DataFrame) -> np.ndarray:
+	"""Expense as a positive number: debit less credit on expense accounts, 0 elsewhere."""
+	return np.where(_root(frame, "expense"), (frame["debit"] - frame["credit"]).to_numpy(dtype=float), 0.0)
+
+
+def is_income(frame: pd.DataFrame) -> np.ndarray:
+	return _root(frame, "income")
+
+
+def is_expense(frame: pd.DataFrame) -> np.ndarray:
+	return _root(frame, "expense")
+
+
+def net(frame: pd.DataFrame) -> np.ndarray:
+	return income(frame) - expense(frame)
+
+
+def profit_and_loss(data: dict, p: dict) -> dict:
+	frame = data["gl"]
+	frame = frame[is_income(frame) | is_expense(frame)]
+	if not len(frame):
+		return empty_result("income or expense entries")
+	dates = frame["date"].to_numpy()
+	starts, inc = periods.aggregate(dates, income(frame), p["freq"])
+	_, exp = periods.aggregate(dates, expense(frame), p["freq"])
+	labels = periods.labels(starts, p["freq"])
+	profit = inc - exp
+	total_income, total_expense = float(inc.sum()), float(exp.sum())
+	margin = (total_income - total_expense) / total_income * 100 if total_income else None
+	losses = [lab for lab, v in zip(labels, profit, strict=True) if v < 0]
+	rows = [[lab, rounded(i), rounded(e), rounded(n)] for lab, i, e, n in zip(labels, inc, exp, profit, strict=True)]
+	figure = charts.grouped("Income and expenses", labels, {"Income": [rounded(v) for v in inc], "Expenses": [rounded(v) for v in exp]}, "Amount")
+	return {
+		"kpis": [
+			kpi("Income", total_income, "currency"),
+			kpi("Expenses", total_expense, "currency"),
+			kpi("Net profit", total_income - total_expense, "currency"),
+			kpi("Net margin", margin, "%"),
+			kpi(f"Net profit {labels[-1]}", profit[-1], "currency", prior=profit[-2] if len(profit) > 1 else None),
+		],
+		"observations": [
+			f"Income {num(total_income)}, expenses {num(total_expense)}, net profit {num(total_income - total_expense)} "
+			f"({num(margin, '%')}) over {len(labels)} {periods.NOUN[p['freq']]}s."
+		]
+		+ ([f"Loss in {len(losses)} {periods.NOUN[p['freq']]}(s): {', '.join(losses[:6])}."] if losses else []),
+		"watch_outs": [f"Expenses exceeded income in {losses[-1]}."] if losses else [],
+		"table": table([periods.NOUN[p["freq"]], "income", "expenses", "net profit"], rows[::-1]),
+		"chart": charts.with_line(figure, "Net profit", labels, [rounded(v) for v in profit]),
+	}
+
+
+def expense_vs_budget(data: dict, p: dict) -> dict:
+	gl, budget = data["gl"], data["budget"]
+	actual = pd.Series(expense(gl), index=gl.index).groupby(gl["account"].to_numpy()).sum() if len(gl) else pd.Series(dtype=float)
+	actual = actual[actual != 0] if len(actual) else actual
+	planned = budget.groupby("account")["amount"].sum() if len(budget) else pd.Series(dtype=float)
+	if not len(planned):
+		return {**empty_result("budget rows"), "warnings": ["No budget to compare with."]}
+	per = pd.DataFrame({"budget": planned, "actual": actual}).fillna(0.0)
+	per["variance"] = per["actual"] - per["budget"]
+	with np.errstate(divide="ignore", invalid="ignore"):
+		per["used"] = np.where(per["budget"] != 0, per["actual"] / per["budget"] * 100, np.nan)
+	per = per.sort_values("variance", ascending=False)
+	over = per[per["variance"] > 0]
+	total_budget, total_actual = float(per["budget"].sum()), float(per["actual"].sum())
+	unbudgeted = per[(per["budget"] == 0) & (per["actual"] > 0)]
+	rows = [[str(k), rounded(r.budget), rounded(r.actual), rounded(r.variance), rounded(r.used)] for k, r in per.iterrows()]
+	return {
+		"kpis": [
+			kpi("Budget", total_budget, "currency"),
+			kpi("Actual expenses", total_actual, "currency"),
+			kpi("Variance", total_actual - total_budget, "currency"),
+			kpi("Budget used", total_actual / total_budget * 100 if total_budget else None, "%"),
+			kpi("Accounts over budget", len(over), "count"),
+		],
+		"observations": [
+			f"Expenses {num(total_actual)} against a budget of {num(total_budget)} "
+			f"({num(total_actual / total_budget * 100 if total_budget else None, '%')} used); {len(over)} accounts over budget."
+		]
+		+ ([f"Most over: {rows[0][0]} by {num(rows[0][3])}."] if len(over) else [])
+		+ ([f"{len(unbudgeted)} accounts have spending but no budget."] if len(unbudgeted) else []),
+		"watch_outs": [f"{k} is {num(r.variance)} over budget." for k, r in over.head(3).iterrows()],
+		"table": table(["account", "budget", "actual", "variance", "used %"], rows),
+		"chart": charts.grouped("Expenses against budget", [r[0] for r in rows[:15]], {"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]}, "Amount"),
+	}
+
+
+def unusual_entries(data: dict, p: dict) -> dict:
+	gl = data["gl"]
+	if not len(gl):
+		return empty_result()
+	vouchers = gl.groupby("document").agg(amount=("debit", "sum"), date=("date", "min"), account=("account", "first"))
+	if len(vouchers) < 3:
+		return empty_result("vouchers to compare")
+	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
+	found = vouchers[z > p["threshold"]].assign(z=z[z > p["threshold"]]).sort_values("amount", ascending=False)
+	rows = [[str(k), str(r.date.date()), r.account, rounded(r.amount), rounded(r.z)] for k, r in found.iterrows()]
+	return {
+		"kpis": [kpi("Unusually large vouchers", len(found), "count"), kpi("Vouchers checked", len(vouchers), "count")],
+		"observations": [
+			f"{len(found)} of {len(vouchers)} vouchers are unusually large (robust z above {p['threshold']})."
+			+ (f" Largest: {rows[0][0]} for {num(rows[0][3])} on {rows[0][1]}." if rows else "")
+		],
+		"recommendations": ["Check the unusual vouchers' approvals and supporting documents."] if rows else [],
+		"table": table(["voucher", "date", "first account", "total debit", "robust z"], rows),
+		"chart": charts.bar("Unusually large vouchers", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Debit", horizontal=True),
+	}
+
+
+ANALYSES = [
+	Analysis(
+		"finance.profit_and_loss",
+		"finance",
+		"Profit and loss per month",
+		"Income, expenses and net profit per period from the general ledger, with net margin.",
+		{"gl": ("date", "root_type", "debit", "credit")},
+		profit_and_loss,
+		(freq_param("month"),),
+		tags=("p&l", "income statement", "net profit"),
+	),
+	breakdown_row(
+		"finance.expense_breakdown",
+		"Expenses by account",
+		"Expenses per GL account with shares; where the money goes.",
+		"gl",
+		"account",
+		("root_type", "debit", "credit"),
+		expense,
+		label="Expenses",
+		unit="currency",
+		noun="account",
+		where=is_expense,
+		tags=("costs", "overheads", "spending"),
+	),
+	Analysis(
+		"finance.expense_vs_budget",
+		"finance",
+		"Expenses against budget",
+		"Actual expenses per account against the budget for the period: variance and share used.",
+		{"gl": ("account", "root_type", "debit", "credit"), "budget": ("account", "amount")},
+		expense_vs_budget,
+		tags=("budget variance", "overspend"),
+	),
+	breakdown_row(
+		"finance.income_breakdown",
+		"Income by account",
+		"Income per GL account with shares; where the income comes from.",
+		"gl",
+		"account",
+		("root_type", "debit", "credit"),
+		income,
+		label="Income",
+		unit="currency",
+		noun="account",
+		where=is_income,
+		chart="pie",
+		tags=("revenue streams",),
+	),
+	trend_row(
+		"finance.expense_trend",
+		"Expense trend",
+		"Total expenses per period with a forecast, unusual periods and shifts.",
+		"gl",
+		("root_type", "debit", "credit"),
+		expense,
+		label="Expenses",
+		unit="currency",
+		where=is_expense,
+		tags=("costs",),
+	),
+	breakdown_row(
+		"finance.cost_center_expenses",
+		"Expenses by cost center",
+		"Expenses per cost center with shares.",
+		"gl",
+		"cost_center",
+		("root_type", "debit", "credit"),
+		expense,
+		label="Expenses",
+		unit="currency",
+		noun="cost center",
+		where=is_expense,
+		tags=("departments", "cost centre"),
+	),
+	ratio_trend_row(
+		"finance.net_margin_trend",
+		"Net margin trend",
+		"Net profit as a percent of income per period from the general ledger.",
+		"gl",
+		("root_type", "debit", "credit"),
+		net,
+		income,
+		label="Net margin",
+		tags=("profitability", "net profit"),
+	),
+	Analysis(
+		"finance.unusual_entries",
+		"finance",
+		"Unusually large vouchers",
+		"Vouchers whose total debit is far above the usual (robust z-score); for audit and review.",
+		{"gl": ("date", "document", "account", "debit")},
+		unusual_entries,
+		(THRESHOLD,),
+		tags=("audit", "outliers", "journal entries", "anomalies"),
+	),
+]

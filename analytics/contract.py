@@ -1,0 +1,593 @@
+"""The data contract: datasets with fixed canonical columns, and their normalisation.
+
+Analyses only ever see these names. A connector maps its own fields onto them; the
+normaliser checks types, drops draft and cancelled rows and duplicates, and reports what it
+dropped and why, so a number can always be traced back to the rows behind it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analytics.errors import AnalyticsError
+
+DATE, NUMBER, TEXT, BOOL = "date", "number", "text", "bool"
+
+# Filled into empty text cells so a group-by keeps the rows and says plainly what they are.
+NOT_SET = "(not set)"
+
+# Row status columns every dataset may carry; they decide which rows count.
+DOCSTATUS_DROPPED = {0: "draft", 2: "cancelled"}
+STATUS_DROPPED = {"draft": "draft", "cancelled": "cancelled"}
+
+
+@dataclass(frozen=True)
+class Column:
+	name: str
+	kind: str
+	description: str = ""
+
+
+@dataclass(frozen=True)
+class Dataset:
+	"""One canonical dataset: its columns, and which of them place, measure and explain a row."""
+
+	key: str
+	title: str
+	description: str
+	columns: tuple[Column, ...]
+	date: str | None = None
+	measure: str | None = None
+	dimensions: tuple[str, ...] = ()
+	# Identifies a row; repeated ids are duplicates and are dropped.
+	id: str | None = None
+
+	def column(self, name: str) -> Column | None:
+		for col in self.columns:
+			if col.name == name:
+				return col
+		return None
+
+	@property
+	def names(self) -> list[str]:
+		return [c.name for c in self.columns]
+
+
+def _cols(*spec: tuple[str, str, str]) -> tuple[Column, ...]:
+	return tuple(Column(name, kind, description) for name, kind, description in spec)
+
+
+_STATUS = (
+	("status", TEXT, "document status; Draft and Cancelled rows are dropped"),
+	("docstatus", NUMBER, "0 draft, 1 submitted, 2 cancelled; only submitted rows count"),
+)
+
+DATASETS: dict[str, Dataset] = {
+	d.key: d
+	for d in [
+		Dataset(
+			"sales",
+			"Sales lines",
+			"One row per sales invoice line; returns are negative amounts.",
+			_cols(
+				("id", TEXT, "line identifier"),
+				("document", TEXT, "invoice number"),
+				("date", DATE, "posting date"),
+				("party", TEXT, "customer"),
+				("item", TEXT, "item code"),
+				("item_group", TEXT, "item group"),
+				("territory", TEXT, "territory"),
+				("amount", NUMBER, "net amount in company currency"),
+				("quantity", NUMBER, "quantity sold"),
+				("cost", NUMBER, "cost of goods sold for the line"),
+				*_STATUS,
+			),
+			date="date",
+			measure="amount",
+			dimensions=("party", "item", "item_group", "territory"),
+			id="id",
+		),
+		Dataset(
+			"purchases",
+			"Purchase lines",
+			"One row per purchase invoice line.",
+			_cols(
+				("id", TEXT, "line identifier"),
+				("document", TEXT, "invoice number"),
+				("date", DATE, "posting date"),
+				("party", TEXT, "supplier"),
+				("item", TEXT, "item code"),
+				("item_group", TEXT, "item group"),
+				("amount", NUMBER, "net amount in company currency"),
+				("quantity", NUMBER, "quantity bought"),
+				*_STATUS,
+			),
+			date="date",
+			measure="amount",
+			dimensions=("party", "item", "item_group"),
+			id="id",
+		),
+		Dataset(
+			"purchase_orders",
+			"Purchase order lines",
+			"One row per purchase order line with its expected and actual receipt.",
+			_cols(
+				("id", TEXT, "line identifier"),
+				("document", TEXT, "order number"),
+				("date", DATE, "order date"),
+				("party", TEXT, "supplier"),
+				("item", TEXT, "item code"),
+				("quantity", NUMBER, "quantity ordered"),
+				("amount", NUMBER, "net amount"),
+				("expected_date", DATE, "promised delivery date"),
+				("received_date", DATE, "date of (last) receipt; empty while not received"),
+				("received_quantity", NUMBER, "quantity received so far"),
+				*_STATUS,
+			),
+			date="date",
+			measure="amount",
+			dimensions=("party", "item"),
+			id="id",
+		),
+		Dataset(
+			"stock",
+			"Stock balances",
+			"One row per item and warehouse: the balance now.",
+			_cols(
+				("item", TEXT, "item code"),
+				("item_group", TEXT, "item group"),
+				("warehouse", TEXT, "warehouse"),
+				("quantity", NUMBER, "quantity on hand"),
+				("value", NUMBER, "stock value"),
+				("reorder_level", NUMBER, "re-order level"),
+			),
+			measure="value",
+			dimensions=("item", "item_group", "warehouse"),
+		),
+		Dataset(
+			"stock_moves",
+			"Stock movements",
+			"One row per stock ledger entry; quantity and value are signed (in positive, out negative).",
+			_cols(
+				("id", TEXT, "ledger entry identifier"),
+				("date", DATE, "posting date"),
+				("item", TEXT, "item code"),
+				("warehouse", TEXT, "warehouse"),
+				("quantity", NUMBER, "signed quantity change"),
+				("value", NUMBER, "signed value change"),
+				*_STATUS,
+			),
+			date="date",
+			measure="value",
+			dimensions=("item", "warehouse"),
+			id="id",
+		),
+		Dataset(
+			"receivables",
+			"Receivables",
+			"One row per sales invoice with what is still owed.",
+			_cols(
+				("document", TEXT, "invoice number"),
+				("party", TEXT, "customer"),
+				("territory", TEXT, "territory"),
+				("posting_date", DATE, "posting date"),
+				("due_date", DATE, "due date"),
+				("amount", NUMBER, "invoice total"),
+				("outstanding", NUMBER, "amount still owed"),
+				*_STATUS,
+			),
+			date="posting_date",
+			measure="outstanding",
+			dimensions=("party", "territory"),
+			id="document",
+		),
+		Dataset(
+			"payables",
+			"Payables",
+			"One row per purchase invoice with what is still owed to the supplier.",
+			_cols(
+				("document", TEXT, "invoice number"),
+				("party", TEXT, "supplier"),
+				("posting_date", DATE, "posting date"),
+				("due_date", DATE, "due date"),
+				("amount", NUMBER, "invoice total"),
+				("outstanding", NUMBER, "amount still owed"),
+				*_STATUS,
+			),
+			date="posting_date",
+			measure="outstanding",
+			dimensions=("party",),
+			id="document",
+		),
+		Dataset(
+			"payments",
+			"Payments",
+			"One row per payment entry, received (in) or paid (out).",
+			_cols(
+				("document", TEXT, "payment entry number"),
+				("date", DATE, "posting date"),
+				("party", TEXT, "customer, supplier or employee"),
+				("party_type", TEXT, "Customer, Supplier, Employee"),
+				("direction", TEXT, "in (received) or out (paid)"),
+				("amount", NUMBER, "amount, always positive"),
+				("mode", TEXT, "mode of payment"),
+				*_STATUS,
+			),
+			date="date",
+			measure="amount",
+			dimensions=("party", "mode"),
+			id="document",
+		),
+		Dataset(
+			"gl",
+			"General ledger entries",
+			"One row per GL entry.",
+			_cols(
+				("id", TEXT, "entry identifier"),
+				("date", DATE, "posting date"),
+				("account", TEXT, "account"),
+				("root_type", TEXT, "Income, Expense, Asset, Liability or Equity"),
+				("debit", NUMBER, "debit in company currency"),
+				("credit", NUMBER, "credit in company currency"),
+				("cost_center", TEXT, "cost center"),
+				("voucher_type", TEXT, "voucher type"),
+				("document", TEXT, "voucher number"),
+				("party", TEXT, "party"),
+				*_STATUS,
+			),
+			date="date",
+			measure="debit",
+			dimensions=("account", "cost_center"),
+			id="id",
+		),
+		Dataset(
+			"budget",
+			"Budget",
+			"One row per account and cost center: the budget for the analysed period.",
+			_cols(
+				("account", TEXT, "account"),
+				("cost_center", TEXT, "cost center"),
+				("amount", NUMBER, "budgeted amount"),
+			),
+			measure="amount",
+			dimensions=("account", "cost_center"),
+		),
+		Dataset(
+			"employees",
+			"Employees",
+			"One row per employee, current and former.",
+			_cols(
+				("employee", TEXT, "employee id"),
+				("department", TEXT, "department"),
+				("designation", TEXT, "designation"),
+				("branch", TEXT, "branch"),
+				("joining_date", DATE, "date of joining"),
+				("relieving_date", DATE, "date of leaving; empty while employed"),
+				("status", TEXT, "Active, Left, ..."),
+			),
+			date="joining_date",
+			dimensions=("department", "designation", "branch"),
+			id="employee",
+		),
+		Dataset(
+			"attendance",
+			"Attendance",
+			"One row per employee and day.",
+			_cols(
+				("id", TEXT, "attendance record"),
+				("employee", TEXT, "employee id"),
+				("department", TEXT, "department"),
+				("date", DATE, "attendance date"),
+				("status", TEXT, "Present, Absent, On Leave, Half Day, Work From Home"),
+				("docstatus", NUMBER, "0 draft, 1 submitted, 2 cancelled"),
+			),
+			date="date",
+			dimensions=("employee", "department"),
+			id="id",
+		),
+		Dataset(
+			"leave",
+			"Leave applications",
+			"One row per leave application.",
+			_cols(
+				("id", TEXT, "application"),
+				("employee", TEXT, "employee id"),
+				("department", TEXT, "department"),
+				("leave_type", TEXT, "leave type"),
+				("from_date", DATE, "first day"),
+				("to_date", DATE, "last day"),
+				("days", NUMBER, "days of leave"),
+				*_STATUS,
+			),
+			date="from_date",
+			measure="days",
+			dimensions=("leave_type", "department", "employee"),
+			id="id",
+		),
+		Dataset(
+			"projects",
+			"Projects",
+			"One row per project with its budget and costs so far.",
+			_cols(
+				("project", TEXT, "project"),
+				("status", TEXT, "Open, Completed, Cancelled"),
+				("start_date", DATE, "expected start"),
+				("end_date", DATE, "expected end"),
+				("budget", NUMBER, "estimated cost"),
+				("actual_cost", NUMBER, "cost booked so far"),
+				("progress", NUMBER, "percent complete"),
+			),
+			date="start_date",
+			measure="actual_cost",
+			dimensions=("project",),
+			id="project",
+		),
+		Dataset(
+			"timesheets",
+			"Timesheet lines",
+			"One row per timesheet line.",
+			_cols(
+				("id", TEXT, "line identifier"),
+				("date", DATE, "day worked"),
+				("employee", TEXT, "employee id"),
+				("project", TEXT, "project"),
+				("activity", TEXT, "activity type"),
+				("hours", NUMBER, "hours"),
+				("billable", BOOL, "whether the hours are billable"),
+				("billing_amount", NUMBER, "billing amount"),
+				("cost_amount", NUMBER, "costing amount"),
+				*_STATUS,
+			),
+			date="date",
+			measure="hours",
+			dimensions=("project", "employee", "activity"),
+			id="id",
+		),
+		Dataset(
+			"issues",
+			"Support issues",
+			"One row per support issue.",
+			_cols(
+				("document", TEXT, "issue id"),
+				("opened", DATE, "opening date"),
+				("resolved", DATE, "resolution date; empty while open"),
+				("status", TEXT, "Open, Replied, Resolved, Closed"),
+				("priority", TEXT, "priority"),
+				("party", TEXT, "customer"),
+			),
+			date="opened",
+			dimensions=("priority", "party"),
+			id="document",
+		),
+	]
+}
+
+
+@dataclass
+class Normalised:
+	"""A dataset's rows after normalisation, with the count of rows dropped by reason."""
+
+	frame: pd.DataFrame
+	dropped: dict[str, int]
+	warnings: list[str]
+
+
+def dataset(key: str) -> Dataset:
+	try:
+		return DATASETS[key]
+	except KeyError:
+		raise AnalyticsError(f"Unknown dataset {key!r}; known datasets: {', '.join(DATASETS)}") from None
+
+
+def to_frame(rows: object, dataset_key: str) -> pd.DataFrame:
+	"""Accept a DataFrame, a list of row dicts or a dict of columns."""
+	if isinstance(rows, pd.DataFrame):
+		return rows
+	if rows is None:
+		return pd.DataFrame()
+	if isinstance(rows, Mapping):
+		try:
+			return pd.DataFrame(dict(rows))
+		except ValueError as exc:
+			raise AnalyticsError(f"Dataset {dataset_key!r}: columns have different lengths ({exc})") from None
+	if isinstance(rows, Iterable) and not isinstance(rows, str | bytes):
+		rows = list(rows)
+		bad = next((i for i, r in enumerate(rows) if not isinstance(r, Mapping)), None)
+		if bad is not None:
+			raise AnalyticsError(
+				f"Dataset {dataset_key!r}: row {bad} is {type(rows[bad]).__name__}, expected an object of column values"
+			)
+		return pd.DataFrame.from_records(rows) if rows else pd.DataFrame()
+	raise AnalyticsError(f"Dataset {dataset_key!r}: expected a list of rows, got {type(rows).__name__}")
+
+
+def _first_bad(values: pd.Series, mask: np.ndarray) -> str:
+	position = int(np.flatnonzero(mask)[0])
+	return f"first: {values.iloc[position]!r} in row {position}"
+
+
+def _to_number(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
+	values = frame[name]
+	if pd.api.types.is_bool_dtype(values):
+		return values.astype(float)
+	if pd.api.types.is_numeric_dtype(values):
+		out = values.astype(float)
+	else:
+		out = pd.to_numeric(values, errors="coerce")
+		bad = (out.isna() & values.notna()).to_numpy()
+		# Empty strings are missing values, not malformed numbers.
+		if bad.any():
+			text = values[bad].astype(str).str.strip()
+			really_bad = bad.copy()
+			really_bad[np.flatnonzero(bad)] = (text != "").to_numpy()
+			if really_bad.any():
+				raise AnalyticsError(
+					f"Dataset {dataset_key!r}, column {name!r}: {int(really_bad.sum())} value(s) are not numbers "
+					f"({_first_bad(values, really_bad)})"
+				)
+		out = out.astype(float)
+	inf = np.isinf(out.to_numpy())
+	if inf.any():
+		raise AnalyticsError(
+			f"Dataset {dataset_key!r}, column {name!r}: {int(inf.sum())} value(s) are infinite ({_first_bad(values, inf)})"
+		)
+	return out
+
+
+def _to_date(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
+	values = frame[name]
+	if pd.api.types.is_datetime64_any_dtype(values):
+		out = values
+		if getattr(out.dt, "tz", None) is not None:
+			out = out.dt.tz_localize(None)
+	else:
+		text = values.where(values.astype(str).str.strip() != "", None) if values.dtype == object else values
+		out = pd.to_datetime(text, errors="coerce", format="mixed") if len(values) else pd.to_datetime(text)
+		bad = (out.isna() & text.notna()).to_numpy()
+		if bad.any():
+			raise AnalyticsError(
+				f"Dataset {dataset_key!r}, column {name!r}: {int(bad.sum())} value(s) are not dates "
+				f"({_first_bad(values, bad)}); use YYYY-MM-DD"
+			)
+	out = out.astype("datetime64[ns]")
+	return out.dt.normalize() if len(out) else out
+
+
+def _to_bool(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
+	values = frame[name]
+	if pd.api.types.is_bool_dtype(values):
+		return values
+	mapping = {"1": True, "0": False, "true": True, "false": False, "yes": True, "no": False, "": False}
+	text = values.astype(str).str.strip().str.lower().replace({"nan": "", "none": "", "1.0": "1", "0.0": "0"})
+	out = text.map(mapping)
+	bad = out.isna().to_numpy()
+	if bad.any():
+		raise AnalyticsError(
+			f"Dataset {dataset_key!r}, column {name!r}: {int(bad.sum())} value(s) are not yes/no ({_first_bad(values, bad)})"
+		)
+	return out.astype(bool)
+
+
+def _to_text(frame: pd.DataFrame, name: str) -> pd.Series:
+	values = frame[name]
+	if isinstance(values.dtype, pd.CategoricalDtype):
+		values = values.astype(object)
+	if values.dtype != object and not pd.api.types.is_string_dtype(values):
+		values = values.astype(str)
+	out = values.where(values.notna(), NOT_SET)
+	if pd.api.types.is_string_dtype(out) or out.dtype == object:
+		out = out.astype(object)
+		blank = out == ""
+		if blank.any():
+			out = out.where(~blank, NOT_SET)
+	return out
+
+
+def _drop_by_status(frame: pd.DataFrame, dropped: dict[str, int]) -> pd.DataFrame:
+	keep = np.ones(len(frame), dtype=bool)
+	if "docstatus" in frame.columns:
+		docstatus = frame["docstatus"].fillna(1).to_numpy()
+		for code, reason in DOCSTATUS_DROPPED.items():
+			hit = keep & (docstatus == code)
+			if hit.any():
+				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
+				keep &= ~hit
+	if "status" in frame.columns and frame["status"].dtype == object:
+		status = frame["status"].astype(str).str.strip().str.lower().to_numpy()
+		for word, reason in STATUS_DROPPED.items():
+			hit = keep & (status == word)
+			if hit.any():
+				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
+				keep &= ~hit
+	return frame if keep.all() else frame[keep]
+
+
+def normalise(dataset_key: str, rows: object, require: Iterable[str] = ()) -> Normalised:
+	"""Validate and clean one dataset's rows.
+
+	Known columns get their canonical type (an unparseable value raises AnalyticsError naming
+	the column); required columns must be present; draft and cancelled rows, duplicate ids and
+	rows without their date are dropped and counted by reason.
+	"""
+	spec = dataset(dataset_key)
+	frame = to_frame(rows, dataset_key)
+	required = list(dict.fromkeys(require))
+	for name in required:
+		if spec.column(name) is None:
+			raise AnalyticsError(f"Dataset {dataset_key!r} has no column {name!r} in the data contract")
+	missing = [name for name in required if name not in frame.columns]
+	if missing and len(frame):
+		raise AnalyticsError(
+			f"Dataset {dataset_key!r} is missing column(s) {', '.join(repr(m) for m in missing)}; "
+			f"expected columns: {', '.join(spec.names)}"
+		)
+	dropped: dict[str, int] = {}
+	warnings: list[str] = []
+	if not len(frame):
+		columns = {}
+		for col in spec.columns:
+			if col.kind == DATE:
+				columns[col.name] = pd.Series([], dtype="datetime64[ns]")
+			elif col.kind == NUMBER:
+				columns[col.name] = pd.Series([], dtype=float)
+			elif col.kind == BOOL:
+				columns[col.name] = pd.Series([], dtype=bool)
+			else:
+				columns[col.name] = pd.Series([], dtype=object)
+		return Normalised(pd.DataFrame(columns), dropped, warnings)
+
+	known = [c for c in spec.columns if c.name in frame.columns]
+	out = {}
+	for col in known:
+		if col.kind == NUMBER:
+			out[col.name] = _to_number(frame, col.name, dataset_key)
+		elif col.kind == DATE:
+			out[col.name] = _to_date(frame, col.name, dataset_key)
+		elif col.kind == BOOL:
+			out[col.name] = _to_bool(frame, col.name, dataset_key)
+		else:
+			out[col.name] = frame[col.name]
+	clean = pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
+	clean = _drop_by_status(clean, dropped)
+	for col in known:
+		if col.kind == TEXT and col.name in clean.columns:
+			clean[col.name] = _to_text(clean, col.name)
+
+	if spec.id and spec.id in clean.columns:
+		duplicate = clean[spec.id].duplicated(keep="first").to_numpy() & (clean[spec.id] != NOT_SET).to_numpy()
+		if duplicate.any():
+			dropped["duplicate"] = int(duplicate.sum())
+			clean = clean[~duplicate]
+	if spec.date and spec.date in clean.columns:
+		no_date = clean[spec.date].isna().to_numpy()
+		if no_date.any():
+			dropped[f"missing {spec.date}"] = int(no_date.sum())
+			clean = clean[~no_date]
+	for col in known:
+		if col.kind == NUMBER and col.name in required and col.name in clean.columns:
+			empty = clean[col.name].isna()
+			if empty.any():
+				warnings.append(f"{int(empty.sum())} empty {col.name!r} value(s) counted as 0")
+				clean[col.name] = clean[col.name].fillna(0.0)
+	unknown = [c for c in frame.columns if spec.column(c) is None]
+	if unknown:
+		warnings.append(f"ignored column(s) outside the contract: {', '.join(map(str, unknown[:5]))}")
+	return Normalised(clean.reset_index(drop=True), dropped, warnings)
+
+
+def describe() -> list[dict]:
+	"""The contract as data, for the catalogue and for connectors to map their fields."""
+	return [
+		{
+			"key": d.key,
+			"title": d.title,
+			"description": d.description,
+			"date": d.date,
+			"columns": [{"name": c.name, "type": c.kind, "description": c.description} for c in d.columns],
+		}
+		for d in DATASETS.values()
+	]
