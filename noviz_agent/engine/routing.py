@@ -235,19 +235,23 @@ def default_router() -> Router:
 	return Router(load_data(), model_entities())
 
 
-_REGISTRY_ROUTERS: dict[tuple, Router] = {}
+_REGISTRY_ROUTERS: dict[tuple, tuple] = {}
 
 
 def router_for(registry) -> Router:
 	"""The default router, extended with entities that only the registry knows (e.g. test fakes)."""
+	key = (id(registry), len(registry))
+	cached = _REGISTRY_ROUTERS.get(key)
+	if cached is not None and cached[0] is registry:
+		return cached[1]
 	base = default_router()
 	extra = tuple(
 		sorted({(t.entity, t.module) for t in registry if t.entity and t.entity not in base.entity_module})
 	)
-	if not extra:
-		return base
-	router = _REGISTRY_ROUTERS.get(extra)
-	if router is None:
-		words = model_entities() + [EntityWords(key, module) for key, module in extra]
-		router = _REGISTRY_ROUTERS.setdefault(extra, Router(load_data(), words))
+	router = base
+	if extra:
+		router = Router(load_data(), model_entities() + [EntityWords(k, module) for k, module in extra])
+	if len(_REGISTRY_ROUTERS) > 32:
+		_REGISTRY_ROUTERS.clear()
+	_REGISTRY_ROUTERS[key] = (registry, router)
 	return router

@@ -14,6 +14,7 @@ import functools
 import json
 import logging
 import re
+from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -66,93 +67,106 @@ def select(
 	registry = session.registry
 	router = router or router_for(registry)
 	cap = cap if cap is not None else session.limits.max_tools
+	view = allowance_view(registry, router, session.allowed)
 	route = router.route(question)
-	allowed = [t for t in registry if t.name in session.allowed]
-	usable_modules = {router.module_of(t) for t in allowed}
 	direct, modules = set(route.direct), set(route.modules)
 	if model_picker is not None:
-		picked = _pick(model_picker, question, [m for m in router.order if m in usable_modules])
+		picked = _pick(model_picker, question, [m for m in router.order if m in view.modules])
 		direct |= picked
 		modules |= picked
-	spine = [n for n in spine_names() if n in session.allowed and n in registry]
-	scores = _score(router, route, allowed, set(spine), direct, modules, session.offered)
-	ranked = sorted(scores, key=lambda name: (-scores[name][0], registry_index(registry)[name]))
+	spine = [n for n in spine_names() if n in view.module]
+	scores = _score(router, route, view, set(spine), direct, modules, session.offered)
+	ranked = sorted(scores, key=lambda name: (-scores[name][0], view.index[name]))
 	room = max(cap - len(spine), 0)
-	kept, cut = set(ranked[:room]), tuple(ranked[room:])
+	kept, cut = ranked[:room], tuple(spine[cap:]) + tuple(ranked[room:])
 	spine_kept = spine[:cap]
-	cut = tuple(spine[cap:]) + cut
-	tools = tuple(spine_kept) + tuple(t.name for t in allowed if t.name in kept)
+	tools = tuple(spine_kept) + tuple(sorted(kept, key=view.index.__getitem__))
 	reasons = {name: "spine" for name in spine_kept}
-	reasons.update({name: scores[name][1] for name in tools if name in scores})
+	reasons.update({name: scores[name][1] for name in kept})
 	if cut:
 		log.info("tool cap %s cut %d tools: %s", cap, len(cut), ", ".join(cut))
-	offered_modules = {router.module_of(registry[name]) for name in tools}
-	chosen = tuple(m for m in router.order if m in modules and (m in offered_modules or m in usable_modules))
+	chosen = tuple(m for m in router.order if m in modules and m in view.modules)
 	session.offered.update(tools)
 	return Selection(
 		modules=chosen, tools=tools, spine=tuple(spine_kept), cut=cut, reasons=reasons, route=route
 	)
 
 
-def _score(router, route, allowed, spine, direct, modules, found) -> dict[str, tuple[int, str]]:
+class AllowanceView:
+	"""One person's allowed tools, indexed for scoring; built once per registry and allowance."""
+
+	def __init__(self, registry, router: Router, allowed: frozenset[str]):
+		self.registry = registry
+		self.index = {name: i for i, name in enumerate(registry.names())}
+		tools = [t for t in registry if t.name in allowed]
+		self.module = {t.name: router.module_of(t) for t in tools}
+		self.modules = set(self.module.values())
+		self.by_entity: dict[str, list] = {}
+		self.plain: dict[str, list] = {}  # tools without an entity, by routing module
+		self.lists: dict[str, list] = {}  # entity list tools by module, the module's main entities first
+		for tool in tools:
+			module = self.module[tool.name]
+			if tool.entity:
+				self.by_entity.setdefault(tool.entity, []).append(tool)
+				if tool.action == "list":
+					self.lists.setdefault(module, []).append(tool)
+			else:
+				self.plain.setdefault(module, []).append(tool)
+		for module, lists in self.lists.items():
+			primary = router.primary.get(module, ())
+			lists.sort(key=lambda t: primary.index(t.entity) if t.entity in primary else len(primary))
+
+
+_VIEWS: OrderedDict[tuple, AllowanceView] = OrderedDict()
+_VIEW_CACHE_SIZE = 64
+
+
+def allowance_view(registry, router: Router, allowed: frozenset[str]) -> AllowanceView:
+	key = (id(registry), len(registry), id(router), allowed)
+	view = _VIEWS.get(key)
+	if view is None or view.registry is not registry:
+		view = _VIEWS[key] = AllowanceView(registry, router, frozenset(allowed))
+		if len(_VIEWS) > _VIEW_CACHE_SIZE:
+			_VIEWS.popitem(last=False)
+	else:
+		_VIEWS.move_to_end(key)
+	return view
+
+
+def _score(router, route, view, spine, direct, modules, found) -> dict[str, tuple[int, str]]:
 	scores: dict[str, tuple[int, str]] = {}
 
 	def offer(name: str, score: float, reason: str) -> None:
-		if name not in scores or score > scores[name][0]:
+		if name not in spine and (name not in scores or score > scores[name][0]):
 			scores[name] = (score, reason)
 
-	named_modules = {router.entity_module.get(e) for e in route.entities}
+	for name in found:
+		if name in view.module:
+			offer(name, FOUND_BY_SEARCH, "found by tools.search in this turn")
 	analytic = "analytics" in modules or "count" in route.intents
-	module_lists: dict[str, list] = {}
-	for tool in allowed:
-		if tool.name in spine:
-			continue
-		if tool.name in found:
-			offer(tool.name, FOUND_BY_SEARCH, "found by tools.search in this turn")
-		module = router.module_of(tool)
-		if tool.entity:
-			strength = route.entities.get(tool.entity, 0)
+	for entity, strength in route.entities.items():
+		for tool in view.by_entity.get(entity, ()):
 			action = tool.action or ""
-			if strength and action in READ_ACTIONS:
-				offer(tool.name, ENTITY_READ + strength, f"{tool.entity} named in the question")
-			elif strength and action == "count" and analytic:
-				offer(tool.name, ENTITY_COUNT + strength, f"a count of {tool.entity} asked for")
-			elif strength and action in route.intents:
-				offer(tool.name, ENTITY_ACTION + strength, f"{action} of {tool.entity} asked for")
-			elif action == "list" and module in modules and module not in named_modules:
-				module_lists.setdefault(module, []).append(tool)
-		elif module in modules:
-			is_direct = module in direct
-			offer(
-				tool.name,
-				MODULE_TOOL if is_direct else WIDENED_TOOL,
-				f"module {module} {'matched' if is_direct else 'widened'}",
-			)
-	# A module named only by its words ("sales", "payroll"): its main entities' lists, few of them.
-	for module, lists in module_lists.items():
-		is_direct = module in direct and not route.entities
-		budget = router.limits.get("module_list_tools" if is_direct else "widened_list_tools", 3)
-		primary = router.primary.get(module, ())
-		lists.sort(key=lambda t: primary.index(t.entity) if t.entity in primary else len(primary))
-		for tool in lists[:budget]:
-			offer(
-				tool.name,
-				MODULE_LIST if module in direct else WIDENED_LIST,
-				f"module {module} {'matched' if module in direct else 'widened'}",
-			)
+			if action in READ_ACTIONS:
+				offer(tool.name, ENTITY_READ + strength, f"{entity} named in the question")
+			elif action == "count" and analytic:
+				offer(tool.name, ENTITY_COUNT + strength, f"a count of {entity} asked for")
+			elif action in route.intents:
+				offer(tool.name, ENTITY_ACTION + strength, f"{action} of {entity} asked for")
+	named_modules = {router.entity_module.get(e) for e in route.entities}
+	for module in modules:
+		is_direct = module in direct
+		how = "matched" if is_direct else "widened"
+		for tool in view.plain.get(module, ()):
+			offer(tool.name, MODULE_TOOL if is_direct else WIDENED_TOOL, f"module {module} {how}")
+		if module in named_modules:
+			continue
+		# A module named only by its words ("sales", "payroll"): its main entities' lists, few of them.
+		wide = is_direct and not route.entities
+		budget = router.limits.get("module_list_tools" if wide else "widened_list_tools", 3)
+		for tool in view.lists.get(module, ())[:budget]:
+			offer(tool.name, MODULE_LIST if is_direct else WIDENED_LIST, f"module {module} {how}")
 	return scores
-
-
-_INDEXES: dict[int, tuple[object, dict[str, int]]] = {}
-
-
-def registry_index(registry) -> dict[str, int]:
-	"""Registration position of each tool (cached per registry and size)."""
-	cached = _INDEXES.get(id(registry))
-	if cached is None or cached[0] is not registry or len(cached[1]) != len(registry):
-		cached = (registry, {name: i for i, name in enumerate(registry.names())})
-		_INDEXES[id(registry)] = cached
-	return cached[1]
 
 
 def _pick(model_picker: ModulePicker, question: str, modules: list[str]) -> set[str]:

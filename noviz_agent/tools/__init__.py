@@ -16,7 +16,9 @@ import importlib
 from noviz_agent.engine.tools import Registry
 
 # Each module lands with its own issue; add its name here when it does.
-TOOL_MODULES: list[str] = []
+TOOL_MODULES: list[str] = [
+	"discovery",
+]
 
 
 def build_registry() -> Registry:
