@@ -23,7 +23,7 @@
 		node.className = "btn-reset nav-link text-muted noviz-agent-launcher";
 		node.title = __("Ask the agent ({0})", ["Ctrl+Shift+K"]);
 		node.setAttribute("aria-label", node.title);
-		node.textContent = "✦ " + __("Ask");
+		node.textContent = __("Ask AI");
 		node.addEventListener("click", launcher.toggle);
 		return node;
 	}

@@ -367,6 +367,25 @@
 		]);
 	}
 
+	const THUMBS = {
+		up: "M14 9V5a3 3 0 0 0-3-3l-4 9v11h11.28a2 2 0 0 0 2-1.7l1.38-9a2 2 0 0 0-2-2.3zM7 22H4a2 2 0 0 1-2-2v-7a2 2 0 0 1 2-2h3",
+		down: "M10 15v4a3 3 0 0 0 3 3l4-9V2H5.72a2 2 0 0 0-2 1.7l-1.38 9a2 2 0 0 0 2 2.3zm7-13h2.67A2.31 2.31 0 0 1 22 4v7a2.31 2.31 0 0 1-2.33 2H17",
+	};
+
+	// Drawn, not an emoji: the icon looks the same whatever fonts the machine has.
+	function thumb(direction) {
+		const svg = document.createElementNS("http://www.w3.org/2000/svg", "svg");
+		svg.setAttribute("viewBox", "0 0 24 24");
+		svg.setAttribute("width", "14");
+		svg.setAttribute("height", "14");
+		svg.setAttribute("aria-hidden", "true");
+		svg.setAttribute("class", "nz-thumb");
+		const path = document.createElementNS("http://www.w3.org/2000/svg", "path");
+		path.setAttribute("d", THUMBS[direction]);
+		svg.appendChild(path);
+		return svg;
+	}
+
 	function feedback_block(log, ctx) {
 		const box = el("div", { class: "nz-feedback", "data-block": "feedback" });
 		const note = el("span", { class: "nz-muted nz-feedback-note", role: "status" });
@@ -382,8 +401,11 @@
 				note.textContent = (error && error.message) || "";
 			}
 		};
-		box.appendChild(el("button", { class: "btn btn-xs btn-default nz-up", "aria-label": t("Helpful"), title: t("Helpful"), text: "👍", onclick: rate("up") }));
-		box.appendChild(el("button", { class: "btn btn-xs btn-default nz-down", "aria-label": t("Not helpful"), title: t("Not helpful"), text: "👎", onclick: rate("down") }));
+		for (const [rating, label] of [["up", t("Helpful")], ["down", t("Not helpful")]]) {
+			const button = el("button", { class: `btn btn-xs btn-default nz-${rating}`, "aria-label": label, title: label, onclick: rate(rating) });
+			button.appendChild(thumb(rating));
+			box.appendChild(button);
+		}
 		box.appendChild(note);
 		return box;
 	}
