@@ -4,4 +4,11 @@ tools.py     Tool definitions and the Registry
 session.py   the person, their allowed tools, the connector bound to them, the limits
 gateway.py   the one place a tool runs; writes become proposals confirmed by token
 errors.py    named errors (tool errors go to the model, limit errors end the turn)
+llm.py       the model provider: settings, replies, the OpenAI-compatible client, text tool calls
+loop.py      the reasoning loop; guards.py the named checks on proposed calls
+routing.py, selection.py, policy.py   which tools a request is offered
+prompt.py    the layered prompt (its text lives in prompts/)
+responses.py structured responses; history.py bounded history; turn.py one whole turn
+
+ScriptedModel and the OpenAI-compatible HTTP stub live in noviz_agent.testing.
 """

@@ -18,7 +18,9 @@ from noviz_agent.engine.errors import ToolError
 
 __all__ = ["DuplicateToolError", "Registry", "Tool", "ToolError", "function_tool"]
 
-NAME_PATTERN = re.compile(r"^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$")
+# Each part is snake_case without "__" or a trailing "_", so the wire form maps back to one name.
+_PART = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"
+NAME_PATTERN = re.compile(rf"^{_PART}\.{_PART}$")
 
 # OpenAI function names may not contain dots; the wire name swaps them for "__".
 WIRE_SEPARATOR = "__"

@@ -21,7 +21,7 @@ def test_duplicate_names_are_rejected():
 		registry.register(_tool())
 
 
-@pytest.mark.parametrize("name", ["list", "Sales.list", "a.b.c", "a-b.list", "a.", ".list"])
+@pytest.mark.parametrize("name", ["list", "Sales.list", "a.b.c", "a-b.list", "a.", ".list", "a_.a", "a__b.list", "a.b_"])
 def test_malformed_names_are_rejected(name):
 	with pytest.raises(ValueError):
 		_tool(name)
@@ -64,3 +64,8 @@ def test_function_tool_builds_schema_from_signature_and_docstring():
 	assert params["properties"]["limit"]["default"] == 10
 	assert params["properties"]["kind"] == {"enum": ["query", "script"]}
 	assert find.handler({"query": "ageing"}, None) == {"query": "ageing", "limit": 10, "kind": None}
+
+
+def test_every_valid_name_survives_the_wire():
+	for name in ("sales_invoice.list", "bom.get", "a1.b2_c3", "tools.search"):
+		assert from_wire_name(_tool(name).wire_name) == name
