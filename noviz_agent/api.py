@@ -14,6 +14,7 @@ from frappe import _
 
 from noviz_agent import records, validation
 from noviz_agent.connectors import frappe_session
+from noviz_agent.engine import gateway, responses
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
 
 CONVERSATION = "Agent Conversation"
@@ -268,12 +269,23 @@ def conversation(name: str) -> dict:
 
 @frappe.whitelist(methods=["GET", "POST"])
 def page(result_id: str, number: int) -> dict:
-	"""Another page of a table kept server-side; only the person whose turn made it can page it."""
+	"""Another page of a table kept server-side; it is fetched again as this person, through the gateway."""
 	_person()
 	result_id, number = _checked(validation.check_page, result_id, number)
 	values = frappe_session.load_settings()
-	store = frappe_session.RedisStore(f"result:{frappe.session.user}")
-	table = records.page_of_result(store.get(result_id), number, validation.limit(values, "page_size"))
+	session = frappe_session.build_session(values, progress=False)
+	record = session.results.get(result_id)
+	if isinstance(record, dict) and record.get("user") not in (None, session.user):
+		record = None
+	call = records.page_call(record, result_id, number)
+	table = None
+	if call is not None:
+		result = gateway.call_tool(session, *call)
+		if result.status != "ok":
+			frappe.throw(result.error or _("That page could not be fetched."), frappe.ValidationError)
+		table = responses.table_from(result.data)
+	elif record is not None:
+		table = records.page_of_result(record, number, validation.limit(values, "page_size"))
 	if table is None:
 		frappe.throw(
 			_("This table is no longer available; ask the question again."), frappe.DoesNotExistError

@@ -200,3 +200,18 @@ def page_of_result(record, number: int, size: int) -> dict | None:
 		"rows": chosen,
 		"page": {"number": number, "size": size, "total": total, "result_id": record.get("result_id")},
 	}
+
+
+def page_call(record, result_id: str, number: int) -> tuple[str, dict] | None:
+	"""The tool call that fetches another page of a kept result, so paging re-checks permissions."""
+	if not isinstance(record, dict):
+		return None
+	if record.get("kind") == "query" and record.get("entity"):
+		args: dict = {"page": number}
+		for key in ("fields", "filters", "order_by"):
+			if record.get(key):
+				args[key] = record[key]
+		return f"{record['entity']}.list", args
+	if record.get("kind") == "rows":
+		return "report.run", {"result_id": result_id, "page": number}
+	return None

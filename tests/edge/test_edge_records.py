@@ -117,3 +117,14 @@ def test_paging_a_kept_result():
 	assert page["columns"] == [{"key": "name", "label": "Name"}]
 	assert r.page_of_result(record, 99, 3)["page"]["number"] == 3
 	assert r.page_of_result({"nothing": 1}, 1, 3) is None
+
+
+def test_paging_a_kept_query_reruns_the_list_tool():
+	record = {"kind": "query", "entity": "sales_order", "fields": ["name"], "filters": None, "order_by": "date desc"}
+	assert r.page_call(record, "r_1", 3) == ("sales_order.list", {"page": 3, "fields": ["name"], "order_by": "date desc"})
+
+
+def test_paging_a_kept_report_asks_report_run_for_the_page():
+	assert r.page_call({"kind": "rows", "rows": []}, "r_9", 2) == ("report.run", {"result_id": "r_9", "page": 2})
+	assert r.page_call({"kind": "other"}, "r_9", 2) is None
+	assert r.page_call(None, "r_9", 2) is None
