@@ -246,11 +246,13 @@ def _check_names(names, known, what: str, where: str) -> tuple[str, ...]:
 
 
 def _entity(raw: dict, module: str, where: str) -> Entity:
-	for required in ("key", "doctype", "label", "description", "fields"):
-		if not raw.get(required):
-			raise MapError(f"{where}: missing '{required}'")
+	if not isinstance(raw, dict) or not raw.get("key"):
+		raise MapError(f"{where}: each entity needs a 'key'")
 	key = raw["key"]
 	where = f"{where} entity '{key}'"
+	for required in ("doctype", "label", "description", "fields"):
+		if not raw.get(required):
+			raise MapError(f"{where}: missing '{required}'")
 	if not KEY_PATTERN.match(key):
 		raise MapError(f"{where}: key must be snake_case")
 	fields = _fields(raw["fields"], where)
@@ -281,6 +283,10 @@ def _entity(raw: dict, module: str, where: str) -> Entity:
 	clash = set(aliases) & set(fields)
 	if clash:
 		raise MapError(f"{where}: aliases {sorted(clash)} shadow real fields")
+	if submittable and "docstatus" not in fields:
+		raise MapError(
+			f"{where}: a submittable entity must map docstatus (submit and cancel previews read it)"
+		)
 	writable_known = set(fields) | set(children)
 	writable = _check_names(raw.get("writable", []), writable_known, "'writable'", where)
 	if ({"create", "update"} & set(actions)) and not writable:

@@ -25,6 +25,7 @@ __all__ = [
 	"like_pattern",
 	"list_args",
 	"parse_filters",
+	"report_to_canonical",
 	"rows_to_canonical",
 	"to_frappe_fields",
 	"to_frappe_filters",
@@ -111,7 +112,7 @@ def to_frappe_fields(entity: Entity, fields: list[str] | None) -> tuple[list[str
 				continue
 			frappe_fields.append(_column(entity.doctype, field.field))
 		else:
-			key = f"{child.name}__{field.field}"
+			key = f"{child.name}__{field.name}"
 			if key in keymap:
 				continue
 			frappe_fields.append(f"{_column(child.doctype, field.field)} as {key}")
@@ -206,7 +207,7 @@ def aggregate_args(
 		child, field = entity.resolve(name)
 		doctype = child.doctype if child else entity.doctype
 		tables.add(doctype)
-		key = f"{child.name}__{field.field}" if child else field.field
+		key = f"{child.name}__{field.name}" if child else field.field
 		column = _column(doctype, field.field)
 		fields.append(f"{column} as {key}" if child else column)
 		group_columns.append(column)
@@ -346,3 +347,47 @@ def to_report_filters(definitions: list[dict], filters: dict | None) -> dict:
 	}
 	out.update(filters)
 	return out
+
+
+NUMERIC_TYPES = ("Currency", "Float", "Int", "Percent")
+
+
+def _report_column(column, index: int) -> dict:
+	"""A report column as {key, label, type, options}: frappe gives dicts or 'Label:Type/Options:Width' strings."""
+	if isinstance(column, dict):
+		label = column.get("label") or column.get("fieldname") or f"column_{index}"
+		key = column.get("fieldname") or _slug(label) or f"column_{index}"
+		return {
+			"key": key,
+			"label": label,
+			"type": column.get("fieldtype") or "Data",
+			"options": column.get("options"),
+		}
+	parts = str(column).split(":")
+	label = parts[0]
+	kind, _, options = (parts[1] if len(parts) > 1 else "Data").partition("/")
+	return {
+		"key": _slug(label) or f"column_{index}",
+		"label": label,
+		"type": kind or "Data",
+		"options": options or None,
+	}
+
+
+def _slug(text: str) -> str:
+	return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
+
+
+def report_to_canonical(result: dict) -> dict:
+	"""`frappe.desk.query_report.run` output → {columns: [{key, label, type}], rows: [dict]}, total row dropped."""
+	cols = [_report_column(c, i) for i, c in enumerate(result.get("columns") or [])]
+	keys = [c["key"] for c in cols]
+	rows = []
+	for row in result.get("result") or []:
+		if isinstance(row, dict):
+			rows.append({k: row.get(k) for k in keys})
+		elif isinstance(row, (list, tuple)):
+			rows.append(dict(zip(keys, list(row) + [None] * (len(keys) - len(row)), strict=False)))
+	if result.get("add_total_row") and rows:
+		rows = rows[:-1]  # frappe appends its own total row; totals are recomputed in code from the rows
+	return {"columns": cols, "rows": rows}

@@ -17,6 +17,9 @@ from noviz_agent.engine.tools import Registry
 
 # Each module lands with its own issue; add its name here when it does.
 TOOL_MODULES: list[str] = [
+	"entities",
+	"reports",
+	"schema",
 	"discovery",
 ]
 
