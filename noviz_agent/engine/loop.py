@@ -45,8 +45,14 @@ class LoopResult:
 
 
 def offered_schemas(session: Session) -> list[dict]:
-	"""The schemas of the tools offered now, in registry order (stable for prompt caching)."""
-	return [t.schema() for t in session.registry if t.name in session.offered and session.may_use(t.name)]
+	"""The schemas of the tools offered now: the selection's order first, tools found later at the end.
+
+	A stable order keeps the request prefix byte-identical, so provider prompt caches hit.
+	"""
+	order = [n for n in session.context.get("offer_order", ()) if n in session.offered]
+	placed = set(order)
+	order += [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	return [session.registry[n].schema() for n in order if session.may_use(n)]
 
 
 def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> ToolResult:

@@ -105,6 +105,7 @@ def run_turn(
 
 	selection = select(session, message)
 	session.offered = set(selection.tools)
+	session.context["offer_order"] = list(selection.tools)
 	log.update(modules=list(selection.modules), tools_offered=list(selection.tools), tools_cut=list(selection.cut))
 
 	prompt = assemble(

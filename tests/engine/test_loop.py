@@ -170,3 +170,11 @@ def test_scripted_model_fails_a_test_that_leaves_steps_unconsumed(steps):
 	loop.run(session, model, _messages())
 	with pytest.raises(AssertionError, match="never used"):
 		model.assert_consumed()
+
+
+def test_schemas_keep_the_selection_order_and_found_tools_go_last():
+	session, _ = _session()
+	session.context["offer_order"] = ["customer.create", "sales_order.list"]
+	session.offered.add("stock_entry.list")
+	names = [s["function"]["name"] for s in loop.offered_schemas(session)]
+	assert names == ["customer__create", "sales_order__list", "stock_entry__list"]
