@@ -23,6 +23,7 @@ __all__ = [
 	"doc_to_canonical",
 	"doc_url",
 	"like_pattern",
+	"parse_js_filters",
 	"list_args",
 	"parse_filters",
 	"report_to_canonical",
@@ -391,3 +392,34 @@ def report_to_canonical(result: dict) -> dict:
 	if result.get("add_total_row") and rows:
 		rows = rows[:-1]  # frappe appends its own total row; totals are recomputed in code from the rows
 	return {"columns": cols, "rows": rows}
+
+
+_JS_FIELD = re.compile(r"fieldname\s*:\s*[\"'](\w+)[\"']")
+
+
+def parse_js_filters(script: str) -> list[dict]:
+	"""Best-effort: fieldname, label, type and required flag of each filter object in a report's JS."""
+	matches = list(_JS_FIELD.finditer(script))
+	out, seen = [], set()
+	for i, match in enumerate(matches):
+		name = match.group(1)
+		if name in seen:
+			continue
+		seen.add(name)
+		start = script.rfind("{", 0, match.start())
+		end = matches[i + 1].start() if i + 1 < len(matches) else len(script)
+		window = script[max(start, 0) : end]
+		item = {"fieldname": name}
+		label = re.search(r"label\s*:\s*__\(\s*[\"']([^\"']+)", window)
+		kind = re.search(r"fieldtype\s*:\s*[\"'](\w[\w ]*)[\"']", window)
+		options = re.search(r"options\s*:\s*[\"']([^\"'\n]+)[\"']", window)
+		if label:
+			item["label"] = label.group(1)
+		if kind:
+			item["fieldtype"] = kind.group(1)
+		if options:
+			item["options"] = options.group(1)
+		if re.search(r"reqd\s*:\s*(1|true)", window):
+			item["reqd"] = 1
+		out.append(item)
+	return out

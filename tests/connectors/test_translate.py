@@ -11,6 +11,7 @@ from noviz_agent.connectors.translate import (
 	doc_to_canonical,
 	doc_url,
 	list_args,
+	parse_js_filters,
 	report_to_canonical,
 	rows_to_canonical,
 	to_frappe_fields,
@@ -228,3 +229,22 @@ def test_report_output_is_normalised_and_total_row_dropped():
 	assert [c["key"] for c in out["columns"]] == ["party", "outstanding"]
 	assert out["columns"][1]["type"] == "Currency"
 	assert out["rows"] == [{"party": "Acme", "outstanding": 10.0}, {"party": "Globex", "outstanding": 5.0}]
+
+
+def test_report_filters_are_read_from_a_report_script():
+	script = """
+	frappe.query_reports["Accounts Receivable"] = {
+		filters: [
+			{ fieldname: "company", label: __("Company"), fieldtype: "Link", options: "Company", reqd: 1,
+				default: frappe.defaults.get_user_default("Company") },
+			{ fieldname: "report_date", label: __("Posting Date"), fieldtype: "Date" },
+			{ fieldname: "customer", label: __("Customer"), fieldtype: "Link", options: "Customer",
+				on_change: () => { frappe.query_report.set_filter_value("customer_name", ""); } },
+		],
+	};
+	"""
+	assert parse_js_filters(script) == [
+		{"fieldname": "company", "label": "Company", "fieldtype": "Link", "options": "Company", "reqd": 1},
+		{"fieldname": "report_date", "label": "Posting Date", "fieldtype": "Date"},
+		{"fieldname": "customer", "label": "Customer", "fieldtype": "Link", "options": "Customer"},
+	]
