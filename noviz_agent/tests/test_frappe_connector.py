@@ -183,3 +183,21 @@ class TestFrappeConnector(FrappeTestCase):
 	def test_workflow_is_none_without_one(self):
 		self.assertIsNone(FrappeConnector().workflow("customer"))
 		self.assertIsNone(FrappeConnector().workflow("customer", self.customers[0]))
+
+	def test_every_mapped_field_exists_on_this_site(self):
+		from noviz_agent.connectors.model import STANDARD_FIELDS
+
+		standard = {v[0] for v in STANDARD_FIELDS.values()}
+		conn = FrappeConnector()
+		problems = []
+		for key in conn.entities():
+			ent = conn.model.entity(key)
+			groups = [(ent.doctype, ent.fields)] + [(c.doctype, c.fields) for c in ent.children.values()]
+			for doctype, fields in groups:
+				meta = frappe.get_meta(doctype)
+				problems += [
+					f"{doctype}.{f.field}"
+					for f in fields.values()
+					if f.field not in standard and not meta.get_field(f.field)
+				]
+		self.assertEqual(problems, [])
