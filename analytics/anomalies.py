@@ -33,22 +33,25 @@ def robust_z(values: object) -> np.ndarray:
 	return np.zeros_like(x)
 
 
-def residuals(values: object, window: int = 5) -> np.ndarray:
-	"""Values less their centred rolling median, so a steady trend is not mistaken for anomalies."""
+def residuals(values: object) -> np.ndarray:
+	"""Values less their least-squares line, so a steady trend is not mistaken for anomalies.
+
+	A straight line rather than a rolling median: a rolling median fits most points exactly,
+	shrinking the MAD until ordinary seasonal swings look anomalous.
+	"""
 	x = as_values(values)
-	if x.size < window:
+	if x.size < 3:
 		return x - np.median(x) if x.size else x
-	half = window // 2
-	padded = np.concatenate([np.full(half, x[0]), x, np.full(half, x[-1])])
-	windows = np.lib.stride_tricks.sliding_window_view(padded, window)
-	return x - np.median(windows, axis=1)
+	t = np.arange(x.size, dtype=float)
+	slope, intercept = np.polyfit(t, x, 1)
+	return x - (intercept + slope * t)
 
 
 def find(values: object, threshold: float = 3.5, detrend: bool = False) -> list[dict]:
 	"""Indexes of anomalous points with their robust z-scores: `[{"index", "value", "z"}]`.
 
 	A point is anomalous when |z| > threshold (3.5 is the usual cut-off). With `detrend`, the
-	score is computed on the distance from a rolling median instead of the raw values.
+	score is computed on the distance from the series' straight-line trend instead of the raw values.
 	"""
 	x = as_values(values)
 	if x.size < 3:

@@ -78,7 +78,8 @@ def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, 
 	analysis = get(key)
 	results, frames = [], []
 	for _, data, overrides in (side_a, side_b):
-		prepared = prepare(analysis, data, {**(params or {}), **overrides})
+		dims = {analysis.datasets[0]: DATASETS[analysis.datasets[0]].dimensions}
+		prepared = prepare(analysis, data, {**(params or {}), **overrides}, dims)
 		results.append(run_prepared(analysis, prepared))
 		frames.append(prepared)
 	primary = analysis.datasets[0]

@@ -476,15 +476,15 @@ def _to_text(frame: pd.DataFrame, name: str) -> pd.Series:
 	values = frame[name]
 	if isinstance(values.dtype, pd.CategoricalDtype):
 		values = values.astype(object)
+	missing = values.isna().to_numpy().copy()
 	if values.dtype != object and not pd.api.types.is_string_dtype(values):
 		values = values.astype(str)
-	out = values.where(values.notna(), NOT_SET)
-	if pd.api.types.is_string_dtype(out) or out.dtype == object:
-		out = out.astype(object)
-		blank = out == ""
-		if blank.any():
-			out = out.where(~blank, NOT_SET)
-	return out
+	array = values.to_numpy(dtype=object)
+	missing |= array == ""
+	if missing.any():
+		array = array.copy()
+		array[missing] = NOT_SET
+	return pd.Series(array, index=values.index, dtype=object)
 
 
 def _drop_by_status(frame: pd.DataFrame, dropped: dict[str, int]) -> pd.DataFrame:
@@ -506,12 +506,16 @@ def _drop_by_status(frame: pd.DataFrame, dropped: dict[str, int]) -> pd.DataFram
 	return frame if keep.all() else frame[keep]
 
 
-def normalise(dataset_key: str, rows: object, require: Iterable[str] = ()) -> Normalised:
+def normalise(
+	dataset_key: str, rows: object, require: Iterable[str] = (), optional: Iterable[str] | None = None
+) -> Normalised:
 	"""Validate and clean one dataset's rows.
 
 	Known columns get their canonical type (an unparseable value raises AnalyticsError naming
 	the column); required columns must be present; draft and cancelled rows, duplicate ids and
-	rows without their date are dropped and counted by reason.
+	rows without their date are dropped and counted by reason. With `optional` given, only the
+	required and optional columns (and the row status and id) are kept: checking columns an
+	analysis never reads costs seconds on a million rows.
 	"""
 	spec = dataset(dataset_key)
 	frame = to_frame(rows, dataset_key)
@@ -519,6 +523,13 @@ def normalise(dataset_key: str, rows: object, require: Iterable[str] = ()) -> No
 	for name in required:
 		if spec.column(name) is None:
 			raise AnalyticsError(f"Dataset {dataset_key!r} has no column {name!r} in the data contract")
+	wanted = None
+	if optional is not None:
+		wanted = {*required, *optional, "status", "docstatus"}
+		if spec.id:
+			wanted.add(spec.id)
+		if spec.date:
+			wanted.add(spec.date)
 	missing = [name for name in required if name not in frame.columns]
 	if missing and len(frame):
 		raise AnalyticsError(
@@ -540,7 +551,7 @@ def normalise(dataset_key: str, rows: object, require: Iterable[str] = ()) -> No
 				columns[col.name] = pd.Series([], dtype=object)
 		return Normalised(pd.DataFrame(columns), dropped, warnings)
 
-	known = [c for c in spec.columns if c.name in frame.columns]
+	known = [c for c in spec.columns if c.name in frame.columns and (wanted is None or c.name in wanted)]
 	out = {}
 	for col in known:
 		if col.kind == NUMBER:
@@ -573,7 +584,7 @@ def normalise(dataset_key: str, rows: object, require: Iterable[str] = ()) -> No
 			if empty.any():
 				warnings.append(f"{int(empty.sum())} empty {col.name!r} value(s) counted as 0")
 				clean[col.name] = clean[col.name].fillna(0.0)
-	unknown = [c for c in frame.columns if spec.column(c) is None]
+	unknown = [c for c in frame.columns if spec.column(str(c)) is None]
 	if unknown:
 		warnings.append(f"ignored column(s) outside the contract: {', '.join(map(str, unknown[:5]))}")
 	return Normalised(clean.reset_index(drop=True), dropped, warnings)

@@ -49,7 +49,9 @@ def _datasets(analysis: Analysis, data: object) -> dict:
 	)
 
 
-def prepare(analysis: Analysis, data: object, params: dict | None = None) -> Prepared:
+def prepare(
+	analysis: Analysis, data: object, params: dict | None = None, extra_columns: dict[str, tuple[str, ...]] | None = None
+) -> Prepared:
 	"""Parameters resolved and every needed dataset normalised and cut to start/end."""
 	resolved = analysis.resolve(params)
 	given = _datasets(analysis, data)
@@ -59,7 +61,8 @@ def prepare(analysis: Analysis, data: object, params: dict | None = None) -> Pre
 			if name in analysis.optional:
 				continue
 			raise AnalyticsError(f"Analysis {analysis.key!r} needs dataset {name!r} (columns: {', '.join(columns)})")
-		cleaned = normalise(name, given[name], columns)
+		optional = (*analysis.uses.get(name, ()), *(extra_columns or {}).get(name, ()))
+		cleaned = normalise(name, given[name], columns, optional)
 		frame = cleaned.frame
 		date = DATASETS[name].date
 		if analysis.period_filter and date and date in frame.columns and len(frame):

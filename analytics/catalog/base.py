@@ -125,6 +125,8 @@ class Analysis:
 	# False when the computation needs the whole history (first purchases, people on the books)
 	# and applies start/end itself.
 	period_filter: bool = True
+	# Columns read when present (e.g. a progress column), beyond the required ones in `needs`.
+	uses: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 	def __post_init__(self):
 		if self.category not in CATEGORIES:

@@ -186,6 +186,7 @@ ANALYSES = [
 		{"payments": ("date", "amount", "direction")},
 		large_payments,
 		(THRESHOLD,),
+		uses={"payments": ("document", "party")},
 		tags=("outliers", "fraud", "controls", "anomalies"),
 	),
 ]

@@ -265,7 +265,7 @@ ANALYSES = [
 		"dependence on a few customers.",
 		"sales",
 		"party",
-		("amount",),
+		("amount", "document"),
 		"amount",
 		label="Revenue",
 		unit="currency",

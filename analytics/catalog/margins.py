@@ -133,6 +133,7 @@ ANALYSES = [
 		{"sales": ("amount", "cost")},
 		loss_makers,
 		(Param("by", "choice", "item", "what to rank", choices=DIMENSIONS), TOP_N),
+		uses={"sales": DIMENSIONS},
 		tags=("negative margin", "losses", "below cost"),
 	),
 	breakdown_row(

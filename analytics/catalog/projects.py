@@ -148,6 +148,7 @@ ANALYSES = [
 		{"projects": ("project", "budget", "actual_cost")},
 		budget_vs_actual,
 		(Param("tolerance", "float", 10.0, "points by which budget used may exceed progress", minimum=0),),
+		uses={"projects": ("progress",)},
 		tags=("overrun", "cost control"),
 	),
 	Analysis(
@@ -158,6 +159,7 @@ ANALYSES = [
 		{"projects": ("project", "status", "end_date")},
 		overdue,
 		(AS_OF,),
+		uses={"projects": ("progress", "start_date")},
 		tags=("late", "delays", "schedule"),
 	),
 	breakdown_row(
@@ -166,7 +168,7 @@ ANALYSES = [
 		"Timesheet hours per project with billable hours and shares.",
 		"timesheets",
 		"project",
-		("hours",),
+		("hours", "billable"),
 		"hours",
 		label="Hours",
 		unit="hours",
