@@ -445,7 +445,7 @@ def _to_date(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 		if getattr(out.dt, "tz", None) is not None:
 			out = out.dt.tz_localize(None)
 	else:
-		text = values.where(values.astype(str).str.strip() != "", None) if values.dtype == object else values
+		text = values.where(values.astype(str).str.strip() != "", None) if (values.dtype == object or pd.api.types.is_string_dtype(values)) else values
 		out = pd.to_datetime(text, errors="coerce", format="mixed") if len(values) else pd.to_datetime(text)
 		bad = (out.isna() & text.notna()).to_numpy()
 		if bad.any():
@@ -496,7 +496,7 @@ def _drop_by_status(frame: pd.DataFrame, dropped: dict[str, int]) -> pd.DataFram
 			if hit.any():
 				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
 				keep &= ~hit
-	if "status" in frame.columns and frame["status"].dtype == object:
+	if "status" in frame.columns and not pd.api.types.is_numeric_dtype(frame["status"]):
 		status = frame["status"].astype(str).str.strip().str.lower().to_numpy()
 		for word, reason in STATUS_DROPPED.items():
 			hit = keep & (status == word)

@@ -85,13 +85,13 @@ def forecast(values: object, horizon: int, season_length: int | None = None) -> 
 		raise AnalyticsError("forecast: no values to forecast from")
 	notes: list[str] = []
 
-	if np.ptp(y) == 0:
-		point, width = _flat(float(y[-1]), horizon, 0.0)
-		method = "flat: the series is constant"
-	elif n < MIN_TREND_POINTS:
+	if n < MIN_TREND_POINTS:
 		spread = float(np.std(np.diff(y), ddof=0)) if n > 1 else 0.0
 		point, width = _flat(float(y[-1]), horizon, spread)
 		method = f"naive: last value ({n} points; a trend needs at least {MIN_TREND_POINTS})"
+	elif np.ptp(y) == 0:
+		point, width = _flat(float(y[-1]), horizon, 0.0)
+		method = "flat: the series is constant"
 	else:
 		m = int(season_length) if season_length else 0
 		season = None
