@@ -6,6 +6,7 @@ record what happened (conversation turn + interaction log) and return the respon
 
 from __future__ import annotations
 
+import json
 import time
 import traceback
 
@@ -90,14 +91,14 @@ def _record(user, conversation, question, outcome_response, outcome_log, entry, 
 					"doctype": CONVERSATION,
 					"title": records.conversation_title(question),
 					"person": user,
-					"rules_sent": [],
+					"rules_sent": "[]",
 				}
 			)
 		conversation.append("turns", records.turn_values(question, outcome_response, entry, log.name))
 		conversation.turn_count = len(conversation.turns)
 		conversation.last_activity = frappe.utils.now_datetime()
 		if rules_sent is not None:
-			conversation.rules_sent = sorted(rules_sent)
+			conversation.rules_sent = json.dumps(sorted(rules_sent))
 		if conversation.is_new():
 			conversation.insert(ignore_permissions=True)
 		else:
@@ -141,7 +142,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		return _reply(records.error_response(limited, kind="refusal"), doc, None, turn)
 
 	started = time.perf_counter()
-	rules_sent = frozenset(doc.rules_sent or []) if doc else frozenset()
+	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
 	try:
 		provider = frappe_session.make_provider(values)
 		session = frappe_session.build_session(values, turn=turn)

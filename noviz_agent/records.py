@@ -128,11 +128,11 @@ def history_from_rows(rows) -> list[dict]:
 	"""The engine's history (oldest first) from stored turn rows; a row without an entry falls back to its text."""
 	history = []
 	for row in rows or ():
-		entry = _loads(row.get("history_entry"), None)
+		entry = loads(row.get("history_entry"), None)
 		if not isinstance(entry, dict) or not entry:
 			entry = {"question": row.get("question") or ""}
 		entry.setdefault("question", row.get("question") or "")
-		entry.setdefault("answer", row.get("answer") or answer_text(_loads(row.get("response"), {}) or {}))
+		entry.setdefault("answer", row.get("answer") or answer_text(loads(row.get("response"), {}) or {}))
 		history.append(entry)
 	return history
 
@@ -141,13 +141,14 @@ def turn_for_client(row: dict) -> dict:
 	"""One stored turn as the chat shows it when a conversation is reopened."""
 	return {
 		"question": row.get("question") or "",
-		"response": _loads(row.get("response"), {}) or {},
+		"response": loads(row.get("response"), {}) or {},
 		"log": row.get("log"),
 		"asked_at": str(row.get("creation") or row.get("asked_at") or ""),
 	}
 
 
-def _loads(value, default):
+def loads(value, default):
+	"""A JSON field's value (already parsed, a JSON string, or empty) as Python data."""
 	if isinstance(value, dict | list):
 		return value
 	if not value:

@@ -34,12 +34,14 @@ def policy_rows() -> list[dict]:
 	enabled = frappe.get_all("Agent Role Policy", filters={"enabled": 1}, pluck="name")
 	if not enabled:
 		return []
-	return frappe.get_all(
+	rows = frappe.get_all(
 		"Agent Role Policy Rule",
 		filters={"parenttype": "Agent Role Policy", "parent": ("in", enabled)},
 		fields=["parent as role", "effect", "module", "tool"],
 		order_by="parent asc, idx asc",
 	)
+	# An empty Select comes back as "", an empty Data as None: both mean "not set".
+	return [{**row, "module": row.module or None, "tool": row.tool or None} for row in rows]
 
 
 def _registry_digest(registry) -> str:
