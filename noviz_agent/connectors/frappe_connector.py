@@ -38,14 +38,17 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 def clean_message(exc: Exception, fallback: str) -> str:
-	"""The system's message without HTML: the exception's text, else the last message frappe queued."""
+	"""The system's message without HTML: the exception's text, else what frappe set aside for the desk."""
 	text = str(exc.args[0]) if exc.args else ""
+	if not text.strip():
+		# has_permission raises a bare PermissionError and leaves its words in flags.error_message.
+		text = frappe.flags.error_message or ""
 	if not text.strip():
 		log = getattr(frappe.local, "message_log", None) or []
 		if log:
 			last = log[-1]
 			text = last.get("message", "") if isinstance(last, dict) else str(last)
-	text = html.unescape(_TAG.sub("", text)).strip()
+	text = html.unescape(_TAG.sub("", str(text))).strip()
 	return re.sub(r"\s+", " ", text) or fallback
 
 
@@ -55,14 +58,20 @@ def frappe_errors(what: str):
 	try:
 		yield
 	except frappe.PermissionError as exc:
-		frappe.clear_last_message()
-		raise PermissionDenied(clean_message(exc, f"Not permitted: {what}")) from None
+		raise PermissionDenied(_consume(exc, f"Not permitted: {what}")) from None
 	except frappe.DoesNotExistError as exc:
-		frappe.clear_last_message()
-		raise NotFound(clean_message(exc, f"Not found: {what}")) from None
+		raise NotFound(_consume(exc, f"Not found: {what}")) from None
 	except frappe.ValidationError as exc:
+		raise ValidationFailed(_consume(exc, f"The system refused {what}")) from None
+
+
+def _consume(exc: Exception, fallback: str) -> str:
+	"""The message, taken off frappe's queue so the desk does not show it a second time."""
+	message = clean_message(exc, fallback)
+	frappe.flags.error_message = None
+	if getattr(frappe.local, "message_log", None):
 		frappe.clear_last_message()
-		raise ValidationFailed(clean_message(exc, f"The system refused {what}")) from None
+	return message
 
 
 class FrappeConnector:

@@ -8,6 +8,8 @@ functions that `frappe.get_list` applies under the person's permissions.
 
 from __future__ import annotations
 
+import datetime
+import decimal
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +26,7 @@ __all__ = [
 	"doc_url",
 	"like_pattern",
 	"parse_js_filters",
+	"plain",
 	"list_args",
 	"parse_filters",
 	"report_to_canonical",
@@ -257,9 +260,22 @@ def aggregate_args(
 	return kwargs, keymap
 
 
+def plain(value: Any) -> Any:
+	"""A database value as JSON-ready data: dates as ISO text, decimals as floats."""
+	if isinstance(value, datetime.datetime):
+		return value.isoformat(sep=" ")
+	if isinstance(value, datetime.date):
+		return value.isoformat()
+	if isinstance(value, decimal.Decimal):
+		return float(value)
+	if isinstance(value, datetime.timedelta):
+		return str(value)
+	return value
+
+
 def rows_to_canonical(rows: list[dict], keymap: dict[str, str]) -> list[dict]:
 	"""Rows with frappe keys → rows with the canonical names that were asked for, in that order."""
-	return [{keymap[k]: row.get(k) for k in keymap} for row in rows]
+	return [{keymap[k]: plain(row.get(k)) for k in keymap} for row in rows]
 
 
 def doc_to_canonical(entity: Entity, doc: dict) -> dict:
@@ -386,9 +402,10 @@ def report_to_canonical(result: dict) -> dict:
 	rows = []
 	for row in result.get("result") or []:
 		if isinstance(row, dict):
-			rows.append({k: row.get(k) for k in keys})
+			rows.append({k: plain(row.get(k)) for k in keys})
 		elif isinstance(row, (list, tuple)):
-			rows.append(dict(zip(keys, list(row) + [None] * (len(keys) - len(row)), strict=False)))
+			padded = [plain(v) for v in row] + [None] * (len(keys) - len(row))
+			rows.append(dict(zip(keys, padded, strict=False)))
 	if result.get("add_total_row") and rows:
 		rows = rows[:-1]  # frappe appends its own total row; totals are recomputed in code from the rows
 	return {"columns": cols, "rows": rows}

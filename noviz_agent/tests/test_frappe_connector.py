@@ -72,6 +72,7 @@ class TestFrappeConnector(FrappeTestCase):
 		with self.assertRaises(PermissionDenied) as refused:
 			sales.list("sales_invoice", fields=["customer", "total"])
 		self.assertNotIn("<", str(refused.exception))
+		self.assertIn("Sales Invoice", str(refused.exception))
 		with self.assertRaises(PermissionDenied):
 			sales.count("sales_invoice")
 		with self.assertRaises(PermissionDenied):
@@ -201,3 +202,33 @@ class TestFrappeConnector(FrappeTestCase):
 					if f.field not in standard and not meta.get_field(f.field)
 				]
 		self.assertEqual(problems, [])
+
+	def test_child_table_fields_and_aggregates(self):
+		conn = FrappeConnector()
+		rows = conn.list("sales_invoice", fields=["customer", "items.item", "items.qty"], limit=500)
+		lines = frappe.get_list(
+			"Sales Invoice Item",
+			fields=["parent", "item_code", "amount"],
+			parent_doctype="Sales Invoice",
+			limit_page_length=0,
+		)
+		self.assertEqual(
+			{(r["name"], r["items.item"]) for r in rows}, {(r.parent, r.item_code) for r in lines}
+		)
+		totals = conn.aggregate(
+			"sales_invoice",
+			metrics=[{"fn": "sum", "field": "items.amount", "as": "amount"}],
+			group_by=["items.item"],
+		)
+		expected = {}
+		for line in lines:
+			expected[line.item_code] = expected.get(line.item_code, 0) + line.amount
+		self.assertEqual(
+			{r["items.item"]: round(r["amount"], 2) for r in totals},
+			{k: round(v, 2) for k, v in expected.items()},
+		)
+		if lines:
+			self.assertEqual(
+				conn.count("sales_invoice", {"items.item": lines[0].item_code}),
+				len({line.parent for line in lines if line.item_code == lines[0].item_code}),
+			)

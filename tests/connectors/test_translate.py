@@ -248,3 +248,19 @@ def test_report_filters_are_read_from_a_report_script():
 		{"fieldname": "report_date", "label": "Posting Date", "fieldtype": "Date"},
 		{"fieldname": "customer", "label": "Customer", "fieldtype": "Link", "options": "Customer"},
 	]
+
+
+def test_database_values_come_back_as_json_ready_data(si):
+	import datetime
+	import decimal
+
+	_, keymap = to_frappe_fields(si, ["date", "total", "created"])
+	row = {
+		"name": "S1",
+		"posting_date": datetime.date(2024, 5, 1),
+		"grand_total": decimal.Decimal("10.50"),
+		"creation": datetime.datetime(2024, 5, 1, 9, 30),
+	}
+	assert rows_to_canonical([row], keymap) == [
+		{"name": "S1", "date": "2024-05-01", "total": 10.5, "created": "2024-05-01 09:30:00"}
+	]
