@@ -1,0 +1,129 @@
+"""`knowledge.search`: passages from the process documents, with their sources for citation.
+
+The knowledge base comes from `session.context["knowledge"]`: a `knowledge.search.KnowledgeBase`
+(or anything with its `search`), or a zero-argument callable returning one, so the store is
+opened only when the tool is actually called. Passages restricted to roles are filtered by
+the knowledge base with the person's roles; this module never widens them.
+"""
+
+from __future__ import annotations
+
+from knowledge.errors import KnowledgeError
+from noviz_agent.engine.errors import ToolError
+from noviz_agent.engine.tools import Tool
+
+CONTEXT_KEY = "knowledge"
+MAX_PASSAGES = 8
+# Enough of a passage to answer from; whole sections rarely exceed this.
+MAX_CONTENT_CHARS = 1800
+
+RULES = (
+	"knowledge.search explains what records mean and how processes run (document statuses, approvals, "
+	"returns, valuation, closing). Cite each passage you rely on with its source in square brackets, "
+	"e.g. [Approval workflows > Self approval]. Passages are general explanations: the organisation's "
+	"live data and its actual approval workflow come from the other tools (workflow.describe), and they win "
+	"when the two differ."
+)
+
+MODULES = [
+	"core",
+	"selling",
+	"buying",
+	"stock",
+	"accounting",
+	"crm",
+	"hr",
+	"projects",
+	"support",
+	"manufacturing",
+	"assets",
+	"quality",
+]
+
+
+def knowledge_base(session):
+	"""The session's knowledge base, opened on first use; a ToolError when the site has none."""
+	base = session.context.get(CONTEXT_KEY)
+	if callable(base) and not hasattr(base, "search"):
+		try:
+			base = base()
+		except KnowledgeError as exc:
+			raise ToolError(f"The knowledge base is unavailable: {exc}") from None
+		session.context[CONTEXT_KEY] = base
+	if base is None:
+		raise ToolError(
+			"No knowledge base is set up on this site, so process documents cannot be searched. Answer from "
+			"the records the other tools return, and say that the process documents are not available."
+		)
+	return base
+
+
+def search(args: dict, session) -> dict:
+	query = (args.get("query") or "").strip()
+	if not query:
+		raise ToolError(
+			"The query is empty: pass the question in a few words, e.g. 'why can't I edit a submitted invoice'."
+		)
+	module = args.get("module") or None
+	limit = int(args.get("limit") or 5)
+	base = knowledge_base(session)
+	try:
+		passages = base.search(
+			query, k=min(max(limit, 1), MAX_PASSAGES), module=module, roles=session.person.roles
+		)
+	except KnowledgeError as exc:
+		raise ToolError(f"Knowledge search failed: {exc}") from None
+	found = [
+		{
+			"source": f"{p.title} > {p.section}",
+			"title": p.title,
+			"section": p.section,
+			"module": p.module,
+			"slug": p.slug,
+			"content": p.content
+			if len(p.content) <= MAX_CONTENT_CHARS
+			else p.content[:MAX_CONTENT_CHARS] + " …",
+		}
+		for p in passages
+	]
+	note = (
+		"Cite the 'source' of each passage you use in square brackets."
+		if found
+		else "No process document matched. Try other words, drop the module filter, or answer from live data."
+	)
+	return {"query": query, "module": module, "passages": found, "note": note}
+
+
+def tools() -> list[Tool]:
+	return [
+		Tool(
+			name="knowledge.search",
+			description=(
+				"Search the process documents (how ERPNext processes work and what statuses mean: order to cash, "
+				"procure to pay, stock valuation, returns, payments, period closing, budgets, leave, expense "
+				"claims, projects, manufacturing, assets, quality, support, docstatus, cancellation, approval "
+				"workflows, permissions). Returns up to 8 passages, each with a 'source' to cite. It explains "
+				"rules; it holds no records, totals or this site's live workflow (use workflow.describe for that)."
+			),
+			module="knowledge",
+			parameters={
+				"type": "object",
+				"properties": {
+					"query": {
+						"type": "string",
+						"description": "The question in a few words, e.g. 'purchase order pending approval'.",
+					},
+					"module": {
+						"enum": MODULES,
+						"description": "Only documents of this business module; leave out when unsure.",
+					},
+					"limit": {"type": "integer", "minimum": 1, "maximum": MAX_PASSAGES, "default": 5},
+				},
+				"required": ["query"],
+				"additionalProperties": False,
+			},
+			handler=search,
+			prompt_rules=RULES,
+			tags=("knowledge", "documentation", "process", "explain"),
+		)
+	]
