@@ -435,7 +435,9 @@ def parse_js_filters(script: str) -> list[dict]:
 		if kind:
 			item["fieldtype"] = kind.group(1)
 		if options:
-			item["options"] = options.group(1)
+			text = options.group(1)
+			# Select choices are written "A\\nB" in the JS source.
+			item["options"] = text.split("\\n") if "\\n" in text else text
 		if re.search(r"reqd\s*:\s*(1|true)", window):
 			item["reqd"] = 1
 		out.append(item)

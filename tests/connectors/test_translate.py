@@ -238,6 +238,7 @@ def test_report_filters_are_read_from_a_report_script():
 			{ fieldname: "company", label: __("Company"), fieldtype: "Link", options: "Company", reqd: 1,
 				default: frappe.defaults.get_user_default("Company") },
 			{ fieldname: "report_date", label: __("Posting Date"), fieldtype: "Date" },
+			{ fieldname: "range", label: __("Range"), fieldtype: "Select", options: "Monthly\\nQuarterly" },
 			{ fieldname: "customer", label: __("Customer"), fieldtype: "Link", options: "Customer",
 				on_change: () => { frappe.query_report.set_filter_value("customer_name", ""); } },
 		],
@@ -246,6 +247,7 @@ def test_report_filters_are_read_from_a_report_script():
 	assert parse_js_filters(script) == [
 		{"fieldname": "company", "label": "Company", "fieldtype": "Link", "options": "Company", "reqd": 1},
 		{"fieldname": "report_date", "label": "Posting Date", "fieldtype": "Date"},
+		{"fieldname": "range", "label": "Range", "fieldtype": "Select", "options": ["Monthly", "Quarterly"]},
 		{"fieldname": "customer", "label": "Customer", "fieldtype": "Link", "options": "Customer"},
 	]
 
