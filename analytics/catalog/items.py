@@ -133,7 +133,7 @@ def price_volume(data: dict, p: dict) -> dict:
 	prior, current, prior_text, current_text = _windows(frame, p)
 	a = prior.groupby("item")[["amount", "quantity"]].sum()
 	b = current.groupby("item")[["amount", "quantity"]].sum()
-	both = a.join(b, lsuffix="_0", rsuffix="_1", how="inner")
+	both = a.merge(b, left_index=True, right_index=True, suffixes=("_0", "_1"))
 	both = both[(both["quantity_0"] != 0) & (both["quantity_1"] != 0)]
 	p0 = both["amount_0"] / both["quantity_0"]
 	p1 = both["amount_1"] / both["quantity_1"]

@@ -80,7 +80,7 @@ def margin_erosion(data: dict, p: dict) -> dict:
 	for low, high in ((prior_start, current_start), (current_start, current_end)):
 		part = frame[(dates >= low) & (dates < high)]
 		sides.append(pd.DataFrame({"revenue": part.groupby("item")["amount"].sum(), "cost": part.groupby("item")["cost"].sum()}))
-	both = sides[0].join(sides[1], lsuffix="_0", rsuffix="_1", how="inner")
+	both = sides[0].merge(sides[1], left_index=True, right_index=True, suffixes=("_0", "_1"))
 	both = both[(both["revenue_0"] > 0) & (both["revenue_1"] > 0)]
 	if not len(both):
 		return {**empty_result("items sold in both windows")}

@@ -45,7 +45,7 @@ def price_changes(data: dict, p: dict) -> dict:
 	dates = frame["date"]
 	a = frame[(dates >= prior_start) & (dates < current_start)].groupby("item")[["amount", "quantity"]].sum()
 	b = frame[(dates >= current_start) & (dates < current_end)].groupby("item")[["amount", "quantity"]].sum()
-	both = a.join(b, lsuffix="_0", rsuffix="_1", how="inner")
+	both = a.merge(b, left_index=True, right_index=True, suffixes=("_0", "_1"))
 	both = both[(both["quantity_0"] > 0) & (both["quantity_1"] > 0)]
 	if not len(both):
 		return {**empty_result("items bought in both windows"), "warnings": ["No item was bought in both windows."]}

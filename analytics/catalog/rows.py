@@ -226,6 +226,8 @@ def ratio_by_row(
 	def compute(data: dict, p: dict) -> dict:
 		frame = keep(data[dataset], where)
 		warnings = []
+		if not len(frame):
+			return empty_result()
 		if prepare is not None:
 			frame, warnings = prepare(frame, p)
 		out = blocks.ratio_by(

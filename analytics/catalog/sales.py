@@ -62,11 +62,11 @@ def weekday_pattern(data: dict, p: dict) -> dict:
 	frame = data["sales"]
 	if not len(frame):
 		return empty_result()
-	weekday = frame["date"].dt.weekday
+	weekday = frame["date"].dt.day_of_week
 	totals = frame.groupby(weekday)["amount"].sum().reindex(range(7), fill_value=0.0)
 	# Averages are per calendar weekday in the range, so a weekday that occurs more often does not win by count.
 	days = pd.date_range(frame["date"].min(), frame["date"].max(), freq="D")
-	occurrences = pd.Series(days.weekday).value_counts().reindex(range(7), fill_value=0)
+	occurrences = pd.Series(days.day_of_week).value_counts().reindex(range(7), fill_value=0)
 	average = totals / occurrences.replace(0, np.nan)
 	total = float(totals.sum())
 	best = int(np.nanargmax(average.to_numpy())) if average.notna().any() else 0
