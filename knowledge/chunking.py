@@ -85,10 +85,11 @@ def split_sections(body: str, *, title: str = "") -> list[tuple[str, str]]:
 
 
 def split_long(text: str, *, max_chars: int = MAX_CHARS, overlap_chars: int = OVERLAP_CHARS) -> list[str]:
-	"""Cut ``text`` into pieces of at most ``max_chars`` (plus overlap) at the gentlest boundary."""
+	"""Cut ``text`` into pieces of at most ``max_chars``, overlap included, at the gentlest boundary."""
 	if len(text) <= max_chars:
 		return [text]
-	budget = max_chars - overlap_chars
+	# Room for the repeated tail and its "… " and blank-line joiners.
+	budget = max_chars - overlap_chars - 4
 	units = [unit for block in _blocks(text) for unit in _fit(block, budget)]
 	pieces: list[str] = []
 	current: list[str] = []
