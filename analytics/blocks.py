@@ -14,7 +14,7 @@ import pandas as pd
 from analytics import anomalies, changepoint, charts, insights, periods
 from analytics.errors import AnalyticsError
 from analytics.forecast import forecast as run_forecast
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import empty_result, kpi, num, plural, rounded, table
 
 ADDITIVE = ("sum", "count")
 
@@ -63,7 +63,7 @@ def trend(
 		prediction = run_forecast(clean, horizon, periods.SEASON[freq])
 		future_labels = periods.labels(periods.following(starts[-1], freq, horizon), freq)
 	elif forecast and not known.all():
-		warnings.append(f"No forecast: some {noun}s have no value.")
+		warnings.append(f"No forecast: some {plural(noun)} have no value.")
 
 	kpis = []
 	if agg in ADDITIVE:
@@ -77,12 +77,15 @@ def trend(
 	)
 	if agg in ADDITIVE:
 		observations.insert(
-			0, f"{label} totalled {num(series.sum(), unit)} over {series.size} {noun}s ({labels[0]} to {labels[-1]})."
+			0,
+			f"{label} totalled {num(series.sum(), unit)} over {series.size} {plural(noun)} ({labels[0]} to {labels[-1]}).",
 		)
 	rows = []
 	for i, (name, value) in enumerate(zip(labels, series, strict=True)):
 		prior = series[i - 1] if i else None
-		change = (value - prior) / abs(prior) * 100 if prior not in (None, 0) and not np.isnan(prior) else None
+		change = (
+			(value - prior) / abs(prior) * 100 if prior not in (None, 0) and not np.isnan(prior) else None
+		)
 		rows.append([name, rounded(value, unit), rounded(change)])
 	out = {
 		"kpis": kpis,
@@ -154,12 +157,12 @@ def breakdown(
 		rows.append(row)
 	kpis = [
 		kpi(f"Total {measure}" if agg in ADDITIVE else f"Overall {measure}", total, unit),
-		kpi(f"{noun.capitalize()}s", len(names), "count"),
+		kpi(f"{plural(noun).capitalize()}", len(names), "count"),
 		kpi(f"Top {min(top_n, len(names))} share", metrics["top_share"], "%"),
 	]
 	if agg in ADDITIVE:
 		kpis.append(kpi("HHI", metrics["hhi"], None))
-		kpis.append(kpi(f"{noun.capitalize()}s making 80%", metrics["pareto_80_count"], "count"))
+		kpis.append(kpi(f"{plural(noun).capitalize()} making 80%", metrics["pareto_80_count"], "count"))
 	shown_names, shown = names[:top_n], amounts[:top_n]
 	title = f"{label} by {noun}"
 	if chart == "pie" and len(names) <= 8 and (amounts >= 0).all():
@@ -201,7 +204,11 @@ def ratio_trend(
 	_, den_series = periods.aggregate(dates, _values(frame, denominator), freq, den_agg)
 	with np.errstate(divide="ignore", invalid="ignore"):
 		ratios = np.where(den_series != 0, num_series / den_series * scale, np.nan)
-	den_total = float(den_series.sum()) if den_agg == "sum" else float(pd.Series(_values(frame, denominator)).nunique())
+	den_total = (
+		float(den_series.sum())
+		if den_agg == "sum"
+		else float(pd.Series(_values(frame, denominator)).nunique())
+	)
 	overall = float(num_series.sum()) / den_total * scale if den_total else None
 	labels = periods.labels(starts, freq)
 	noun = periods.NOUN[freq]
@@ -210,7 +217,7 @@ def ratio_trend(
 	last = ratios[-1] if known[-1] else None
 	prior = ratios[-2] if ratios.size > 1 and known[-2] else None
 	kpis.append(kpi(f"{label} {labels[-1]}", last, unit, prior=prior))
-	observations = [f"{label} over {len(labels)} {noun}s: {num(overall, unit)}."]
+	observations = [f"{label} over {len(labels)} {plural(noun)}: {num(overall, unit)}."]
 	watch_outs, recommendations = [], []
 	if known.sum() >= 2:
 		good = ratios[known]
@@ -243,7 +250,9 @@ def ratio_trend(
 		"watch_outs": watch_outs,
 		"recommendations": recommendations,
 		"table": table([noun, "numerator", "denominator", label], rows[::-1]),
-		"chart": charts.line(f"{label} per {noun}", labels, {label: [rounded(r) for r in ratios]}, unit or ""),
+		"chart": charts.line(
+			f"{label} per {noun}", labels, {label: [rounded(r) for r in ratios]}, unit or ""
+		),
 		"series": {"labels": labels, "values": [rounded(r) for r in ratios]},
 	}
 
@@ -278,7 +287,10 @@ def ratio_by(
 	ranked = joined[joined["den"].abs() > min_base].dropna(subset=["ratio"])
 	ranked = ranked.sort_values(["ratio", "den"], ascending=[not higher_is_better, False], kind="stable")
 	names = [str(n) for n in ranked.index]
-	observations, watch_outs = [f"{label} overall: {num(overall, unit)} across {len(joined)} {noun}s."], []
+	observations, watch_outs = (
+		[f"{label} overall: {num(overall, unit)} across {len(joined)} {plural(noun)}."],
+		[],
+	)
 	if names:
 		best, worst = names[0], names[-1]
 		observations.append(f"Best {noun}: {best} ({num(ranked['ratio'].iloc[0], unit)}).")
@@ -286,19 +298,26 @@ def ratio_by(
 			observations.append(f"Worst {noun}: {worst} ({num(ranked['ratio'].iloc[-1], unit)}).")
 			if overall is not None:
 				below = ranked["ratio"] < overall if higher_is_better else ranked["ratio"] > overall
-				observations.append(f"{int(below.sum())} of {len(names)} {noun}s are worse than the overall {num(overall, unit)}.")
+				observations.append(
+					f"{int(below.sum())} of {len(names)} {plural(noun)} are worse than the overall {num(overall, unit)}."
+				)
 	rows = [
 		[name, rounded(r), rounded(n), rounded(d)]
 		for name, r, n, d in zip(names, ranked["ratio"], ranked["num"], ranked["den"], strict=True)
 	]
 	shown = rows[:top_n] if len(rows) <= top_n * 2 else rows[:top_n] + rows[-top_n:]
 	return {
-		"kpis": [kpi(f"{label} overall", overall, unit), kpi(f"{noun.capitalize()}s", len(joined), "count")],
+		"kpis": [
+			kpi(f"{label} overall", overall, unit),
+			kpi(f"{plural(noun).capitalize()}", len(joined), "count"),
+		],
 		"observations": observations,
 		"watch_outs": watch_outs,
 		"recommendations": [],
 		"table": table([noun, label, "numerator", weight_label], rows),
-		"chart": charts.bar(f"{label} by {noun}", [r[0] for r in shown], [r[1] for r in shown], label, horizontal=True),
+		"chart": charts.bar(
+			f"{label} by {noun}", [r[0] for r in shown], [r[1] for r in shown], label, horizontal=True
+		),
 		"ranked": ranked,
 	}
 
@@ -357,8 +376,10 @@ def ageing(
 		late = open_[days > 0]
 		per = late.groupby(by)[amount].sum().sort_values(ascending=False)
 		top = ", ".join(f"{k} ({num(v)})" for k, v in per.head(3).items())
-		observations.append(f"Largest overdue {noun}s: {top}.")
-		recommendations.append(f"Follow up the largest overdue {noun}s first: {', '.join(map(str, per.head(3).index))}.")
+		observations.append(f"Largest overdue {plural(noun)}: {top}.")
+		recommendations.append(
+			f"Follow up the largest overdue {plural(noun)} first: {', '.join(map(str, per.head(3).index))}."
+		)
 	weighted = float(np.sum(np.maximum(days, 0) * values) / total) if total else None
 	return {
 		"kpis": [
@@ -407,12 +428,16 @@ def stacked(
 	full = periods.span(pivot.index.min().to_datetime64(), pivot.index.max().to_datetime64(), freq)
 	pivot.index = pivot.index.to_numpy().astype("datetime64[D]")
 	pivot = pivot.reindex(full, fill_value=0.0)
-	order = [g for g in totals.index if g in pivot.columns][:top_n] + (["Others"] if "Others" in pivot.columns else [])
+	order = [g for g in totals.index if g in pivot.columns][:top_n] + (
+		["Others"] if "Others" in pivot.columns else []
+	)
 	pivot = pivot[order]
 	labels = periods.labels(full, freq)
 	series = {str(g): [rounded(v) for v in pivot[g].to_numpy()] for g in order}
 	first, last = pivot.iloc[0], pivot.iloc[-1]
-	observations = [f"{label} of {len(totals)} {by.replace('_', ' ')}s over {len(labels)} {periods.NOUN[freq]}s."]
+	observations = [
+		f"{label} of {len(totals)} {by.replace('_', ' ')}s over {len(labels)} {periods.NOUN[freq]}s."
+	]
 	if len(labels) >= 2:
 		delta = (last - pivot.iloc[-2]).sort_values()
 		observations.append(
@@ -422,12 +447,17 @@ def stacked(
 	del first
 	rows = [[lab, *[rounded(v) for v in row]] for lab, row in zip(labels, pivot.to_numpy(), strict=True)]
 	return {
-		"kpis": [kpi(f"Total {label.lower()}", float(pivot.to_numpy().sum()), None), kpi("Groups", len(totals), "count")],
+		"kpis": [
+			kpi(f"Total {label.lower()}", float(pivot.to_numpy().sum()), None),
+			kpi("Groups", len(totals), "count"),
+		],
 		"observations": observations,
 		"watch_outs": [],
 		"recommendations": [],
 		"table": table([periods.NOUN[freq], *map(str, order)], rows[::-1]),
-		"chart": charts.stacked(f"{label} per {periods.NOUN[freq]} by {by.replace('_', ' ')}", labels, series, label),
+		"chart": charts.stacked(
+			f"{label} per {periods.NOUN[freq]} by {by.replace('_', ' ')}", labels, series, label
+		),
 	}
 
 
@@ -444,7 +474,14 @@ def classify_abc(values: np.ndarray, a: float = 0.8, b: float = 0.95) -> np.ndar
 
 
 def abc(
-	frame: pd.DataFrame, by: str, values: object, *, label: str = "Value", noun: str = "item", a: float = 0.8, b: float = 0.95
+	frame: pd.DataFrame,
+	by: str,
+	values: object,
+	*,
+	label: str = "Value",
+	noun: str = "item",
+	a: float = 0.8,
+	b: float = 0.95,
 ) -> dict:
 	if not len(frame):
 		return empty_result()
@@ -459,23 +496,31 @@ def abc(
 		value = float(totals.to_numpy()[mask].sum())
 		summary.append((cls, int(mask.sum()), value))
 		observations.append(
-			f"Class {cls}: {int(mask.sum())} {noun}s ({mask.mean() * 100:.0f}% of {noun}s), "
+			f"Class {cls}: {int(mask.sum())} {plural(noun)} ({mask.mean() * 100:.0f}% of {plural(noun)}), "
 			f"{num(value)} ({value / total * 100 if total else 0:.1f}% of {label.lower()})."
 		)
 	rows = [[str(n), rounded(v), c] for n, v, c in zip(totals.index, totals.to_numpy(), classes, strict=True)]
 	return {
-		"kpis": [kpi(f"Class {c} {noun}s", count, "count") for c, count, _ in summary]
+		"kpis": [kpi(f"Class {c} {plural(noun)}", count, "count") for c, count, _ in summary]
 		+ [kpi(f"Class A share of {label.lower()}", summary[0][2] / total * 100 if total else None, "%")],
 		"observations": observations,
 		"watch_outs": [],
-		"recommendations": [f"Review class A {noun}s most often: they carry {a * 100:.0f}% of {label.lower()}."],
+		"recommendations": [
+			f"Review class A {plural(noun)} most often: they carry {a * 100:.0f}% of {label.lower()}."
+		],
 		"table": table([noun, label.lower(), "class"], rows),
-		"chart": charts.pie(f"{label} by ABC class", [f"Class {c}" for c, _, _ in summary], [rounded(v) for _, _, v in summary]),
+		"chart": charts.pie(
+			f"{label} by ABC class",
+			[f"Class {c}" for c, _, _ in summary],
+			[rounded(v) for _, _, v in summary],
+		),
 		"classes": dict(zip(map(str, totals.index), classes, strict=True)),
 	}
 
 
-def distribution(values: np.ndarray, *, label: str, unit: str | None = None, bins: int = 10, noun: str = "value") -> dict:
+def distribution(
+	values: np.ndarray, *, label: str, unit: str | None = None, bins: int = 10, noun: str = "value"
+) -> dict:
 	values = np.asarray(values, dtype=float)
 	if not values.size:
 		return empty_result()
@@ -494,16 +539,18 @@ def distribution(values: np.ndarray, *, label: str, unit: str | None = None, bin
 			kpi(f"Median {label.lower()}", median, unit),
 			kpi(f"Average {label.lower()}", mean, unit),
 			kpi(f"90th percentile {label.lower()}", p90, unit),
-			kpi(f"{noun.capitalize()}s", values.size, "count"),
+			kpi(f"{plural(noun).capitalize()}", values.size, "count"),
 		],
 		"observations": [
-			f"{values.size} {noun}s: median {num(median, unit)}, average {num(mean, unit)}, "
+			f"{values.size} {plural(noun)}: median {num(median, unit)}, average {num(mean, unit)}, "
 			f"90% at or below {num(p90, unit)}; range {num(low, unit)}–{num(high, unit)}."
 		],
 		"watch_outs": [],
 		"recommendations": [],
 		"table": table(["range", "count"], rows),
-		"chart": charts.histogram(f"Distribution of {label.lower()}", list(edges), [int(c) for c in counts], label),
+		"chart": charts.histogram(
+			f"Distribution of {label.lower()}", list(edges), [int(c) for c in counts], label
+		),
 	}
 
 

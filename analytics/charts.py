@@ -29,7 +29,10 @@ def _layout(title: str, x_title: str = "", y_title: str = "", **extra) -> dict:
 
 
 def line(title: str, x: list, series: dict[str, list], y_title: str = "", x_title: str = "") -> dict:
-	data = [{"type": "scatter", "mode": "lines+markers", "name": name, "x": list(x), "y": list(y)} for name, y in series.items()]
+	data = [
+		{"type": "scatter", "mode": "lines+markers", "name": name, "x": list(x), "y": list(y)}
+		for name, y in series.items()
+	]
 	return jsonable({"data": data, "layout": _layout(title, x_title, y_title)})
 
 
@@ -44,7 +47,9 @@ def trend(
 	change_index: int | None = None,
 ) -> dict:
 	"""A history line with the forecast and its 80% range, anomalies marked, the change point drawn."""
-	data: list[dict] = [{"type": "scatter", "mode": "lines+markers", "name": "Actual", "x": list(x), "y": list(y)}]
+	data: list[dict] = [
+		{"type": "scatter", "mode": "lines+markers", "name": "Actual", "x": list(x), "y": list(y)}
+	]
 	shapes = []
 	if forecast and forecast_x:
 		fx = [x[-1], *forecast_x] if x else list(forecast_x)
@@ -113,8 +118,12 @@ def bar(title: str, x: list, y: list, y_title: str = "", horizontal: bool = Fals
 
 
 def grouped(title: str, x: list, series: dict[str, list], y_title: str = "", stacked: bool = False) -> dict:
-	data = [{"type": "bar", "name": name, "x": [str(v) for v in x], "y": list(y)} for name, y in series.items()]
-	return jsonable({"data": data, "layout": _layout(title, "", y_title, barmode="stack" if stacked else "group")})
+	data = [
+		{"type": "bar", "name": name, "x": [str(v) for v in x], "y": list(y)} for name, y in series.items()
+	]
+	return jsonable(
+		{"data": data, "layout": _layout(title, "", y_title, barmode="stack" if stacked else "group")}
+	)
 
 
 def stacked(title: str, x: list, series: dict[str, list], y_title: str = "") -> dict:
@@ -146,7 +155,12 @@ def pareto(title: str, labels: list, values: list, total: float, y_title: str = 
 		},
 	]
 	layout = _layout(title, "", y_title)
-	layout["yaxis2"] = {"overlaying": "y", "side": "right", "range": [0, 105], "title": {"text": "Cumulative %"}}
+	layout["yaxis2"] = {
+		"overlaying": "y",
+		"side": "right",
+		"range": [0, 105],
+		"title": {"text": "Cumulative %"},
+	}
 	return jsonable({"data": data, "layout": layout})
 
 

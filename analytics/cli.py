@@ -64,7 +64,9 @@ def _load_rows(path: str) -> object:
 	try:
 		return json.loads(file.read_text(encoding="utf-8"))
 	except json.JSONDecodeError as exc:
-		raise AnalyticsError(f"Rows file {path!r} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+		raise AnalyticsError(
+			f"Rows file {path!r} is not valid JSON: {exc.msg} at line {exc.lineno}"
+		) from None
 	except UnicodeDecodeError:
 		raise AnalyticsError(f"Rows file {path!r} is not UTF-8 text") from None
 
@@ -99,7 +101,9 @@ def cmd_catalog(args) -> int:
 	from analytics import catalog
 
 	if args.category and args.category not in catalog.CATEGORIES:
-		raise AnalyticsError(f"Unknown category {args.category!r}; categories: {', '.join(catalog.CATEGORIES)}")
+		raise AnalyticsError(
+			f"Unknown category {args.category!r}; categories: {', '.join(catalog.CATEGORIES)}"
+		)
 	if args.search:
 		items = catalog.search(args.search, limit=20, category=args.category)
 	else:

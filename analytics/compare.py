@@ -49,7 +49,11 @@ def _kpi_changes(a: dict, b: dict) -> list[dict]:
 	out = []
 	for k in b.get("kpis", []):
 		other = before.get(k["label"])
-		if other is None or not isinstance(k.get("value"), int | float) or not isinstance(other.get("value"), int | float):
+		if (
+			other is None
+			or not isinstance(k.get("value"), int | float)
+			or not isinstance(other.get("value"), int | float)
+		):
 			continue
 		item = {"label": k["label"], "a": other["value"], "b": k["value"], "unit": k.get("unit")}
 		if k.get("unit") == "%":
@@ -66,12 +70,16 @@ def _driver_sentences(found: dict[str, dict], measure: str) -> list[str]:
 		moves = sorted(result["up"] + result["down"], key=lambda r: -abs(r["change"]))[:3]
 		if moves:
 			sentences.append(
-				f"By {by.replace('_', ' ')}: " + ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in moves) + "."
+				f"By {by.replace('_', ' ')}: "
+				+ ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in moves)
+				+ "."
 			)
 	return sentences
 
 
-def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, dict], params: dict | None) -> dict:
+def _compare(
+	key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, dict], params: dict | None
+) -> dict:
 	from analytics.catalog import get
 	from analytics.runner import prepare, run_prepared
 
@@ -89,8 +97,16 @@ def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, 
 		for by in spec.dimensions:
 			if by in frames[0].frames[primary].columns and by in frames[1].frames[primary].columns:
 				found[by] = drivers(frames[0].frames[primary], frames[1].frames[primary], by, spec.measure)
-	a_total = float(frames[0].frames[primary][spec.measure].sum()) if spec.measure in frames[0].frames[primary] else None
-	b_total = float(frames[1].frames[primary][spec.measure].sum()) if spec.measure in frames[1].frames[primary] else None
+	a_total = (
+		float(frames[0].frames[primary][spec.measure].sum())
+		if spec.measure in frames[0].frames[primary]
+		else None
+	)
+	b_total = (
+		float(frames[1].frames[primary][spec.measure].sum())
+		if spec.measure in frames[1].frames[primary]
+		else None
+	)
 	name_a, name_b = side_a[0], side_b[0]
 	observations = []
 	if a_total is not None:
@@ -100,7 +116,10 @@ def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, 
 		)
 	observations += _driver_sentences(found, spec.measure)
 	first = next(iter(found.values()), None)
-	rows = [[r["name"], rounded(r["before"]), rounded(r["after"]), rounded(r["change"])] for r in (first or {}).get("all", [])]
+	rows = [
+		[r["name"], rounded(r["before"]), rounded(r["after"]), rounded(r["change"])]
+		for r in (first or {}).get("all", [])
+	]
 	chart = None
 	if first:
 		top = rows[:15]
@@ -118,7 +137,11 @@ def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, 
 			"a": {"name": name_a, "kpis": results[0].get("kpis", [])},
 			"b": {"name": name_b, "kpis": results[1].get("kpis", [])},
 			"kpis": [
-				{"label": f"{spec.measure.capitalize()} change", "value": rounded((b_total or 0) - (a_total or 0)), "change": pct_change(b_total, a_total)}
+				{
+					"label": f"{spec.measure.capitalize()} change",
+					"value": rounded((b_total or 0) - (a_total or 0)),
+					"change": pct_change(b_total, a_total),
+				}
 			]
 			if a_total is not None
 			else [],
@@ -133,7 +156,9 @@ def _compare(key: str, side_a: tuple[str, dict, dict], side_b: tuple[str, dict, 
 	)
 
 
-def compare_periods(key: str, data: object, period_a: tuple[str, str], period_b: tuple[str, str], params: dict | None = None) -> dict:
+def compare_periods(
+	key: str, data: object, period_a: tuple[str, str], period_b: tuple[str, str], params: dict | None = None
+) -> dict:
 	"""Run analysis `key` on two date ranges ((start, end) each) and explain the difference."""
 	for name, period in (("period_a", period_a), ("period_b", period_b)):
 		if not isinstance(period, list | tuple) or len(period) != 2:
@@ -148,7 +173,9 @@ def compare_periods(key: str, data: object, period_a: tuple[str, str], period_b:
 	)
 
 
-def compare_segments(key: str, data: object, column: str, segment_a: str, segment_b: str, params: dict | None = None) -> dict:
+def compare_segments(
+	key: str, data: object, column: str, segment_a: str, segment_b: str, params: dict | None = None
+) -> dict:
 	"""Run analysis `key` on the rows where `column` is `segment_a`, then `segment_b`, and explain the difference."""
 	from analytics.catalog import get
 	from analytics.contract import normalise, to_frame
@@ -165,7 +192,9 @@ def compare_segments(key: str, data: object, column: str, segment_a: str, segmen
 			frame = to_frame(rows, name)
 			if name == primary:
 				if column not in frame.columns:
-					raise AnalyticsError(f"Dataset {primary!r} is missing column {column!r} to split segments by")
+					raise AnalyticsError(
+						f"Dataset {primary!r} is missing column {column!r} to split segments by"
+					)
 				cleaned = normalise(name, frame, [column]).frame
 				frame = cleaned[cleaned[column].astype(str) == str(segment)]
 				if not len(frame):

@@ -445,7 +445,11 @@ def _to_date(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 		if getattr(out.dt, "tz", None) is not None:
 			out = out.dt.tz_localize(None)
 	else:
-		text = values.where(values.astype(str).str.strip() != "", None) if (values.dtype == object or pd.api.types.is_string_dtype(values)) else values
+		text = (
+			values.where(values.astype(str).str.strip() != "", None)
+			if (values.dtype == object or pd.api.types.is_string_dtype(values))
+			else values
+		)
 		out = pd.to_datetime(text, errors="coerce", format="mixed") if len(values) else pd.to_datetime(text)
 		bad = (out.isna() & text.notna()).to_numpy()
 		if bad.any():
@@ -569,7 +573,9 @@ def normalise(
 			clean[col.name] = _to_text(clean, col.name)
 
 	if spec.id and spec.id in clean.columns:
-		duplicate = clean[spec.id].duplicated(keep="first").to_numpy() & (clean[spec.id] != NOT_SET).to_numpy()
+		duplicate = (
+			clean[spec.id].duplicated(keep="first").to_numpy() & (clean[spec.id] != NOT_SET).to_numpy()
+		)
 		if duplicate.any():
 			dropped["duplicate"] = int(duplicate.sum())
 			clean = clean[~duplicate]

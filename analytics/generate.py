@@ -24,7 +24,13 @@ def _dates(rng: np.random.Generator, n: int, days: int, growth: float = 0.3) -> 
 	return (START + rng.choice(grid, size=n, p=weight).astype("timedelta64[D]")).astype("datetime64[ns]")
 
 
-def sales(n: int = 10_000, seed: int = 1, days: int = 3 * 365, customers: int | None = None, items: int | None = None) -> pd.DataFrame:
+def sales(
+	n: int = 10_000,
+	seed: int = 1,
+	days: int = 3 * 365,
+	customers: int | None = None,
+	items: int | None = None,
+) -> pd.DataFrame:
 	rng = np.random.default_rng(seed)
 	customers = customers or max(5, min(2000, n // 50))
 	items = items or max(5, min(500, n // 100))
@@ -210,17 +216,32 @@ def payments(n: int = 5_000, seed: int = 8, days: int = 2 * 365) -> pd.DataFrame
 		{
 			"document": np.char.add("PE-", np.arange(n).astype(str)).astype(object),
 			"date": _dates(rng, n, days),
-			"party": np.where(incoming, _names("CUST", 300)[rng.integers(0, 300, n)], _names("SUPP", 100)[rng.integers(0, 100, n)]),
+			"party": np.where(
+				incoming,
+				_names("CUST", 300)[rng.integers(0, 300, n)],
+				_names("SUPP", 100)[rng.integers(0, 100, n)],
+			),
 			"party_type": np.where(incoming, "Customer", "Supplier").astype(object),
 			"direction": np.where(incoming, "in", "out").astype(object),
 			"amount": amount,
-			"mode": np.array(["Bank Transfer", "Cash", "Card", "Cheque"], dtype=object)[rng.choice(4, n, p=[0.6, 0.1, 0.2, 0.1])],
+			"mode": np.array(["Bank Transfer", "Cash", "Card", "Cheque"], dtype=object)[
+				rng.choice(4, n, p=[0.6, 0.1, 0.2, 0.1])
+			],
 		}
 	)
 
 
 INCOME_ACCOUNTS = ["Sales - Products", "Sales - Services", "Other Income"]
-EXPENSE_ACCOUNTS = ["Cost of Goods Sold", "Salaries", "Rent", "Utilities", "Marketing", "Travel", "Software", "Freight"]
+EXPENSE_ACCOUNTS = [
+	"Cost of Goods Sold",
+	"Salaries",
+	"Rent",
+	"Utilities",
+	"Marketing",
+	"Travel",
+	"Software",
+	"Freight",
+]
 
 
 def gl(n: int = 10_000, seed: int = 9, days: int = 2 * 365) -> pd.DataFrame:
@@ -241,7 +262,9 @@ def gl(n: int = 10_000, seed: int = 9, days: int = 2 * 365) -> pd.DataFrame:
 			"root_type": np.where(is_income, "Income", "Expense").astype(object),
 			"debit": np.where(is_income, 0.0, amount),
 			"credit": np.where(is_income, amount, 0.0),
-			"cost_center": np.array(["Main", "Sales", "Operations", "Admin"], dtype=object)[rng.integers(0, 4, n)],
+			"cost_center": np.array(["Main", "Sales", "Operations", "Admin"], dtype=object)[
+				rng.integers(0, 4, n)
+			],
 			"voucher_type": np.where(is_income, "Sales Invoice", "Journal Entry").astype(object),
 			"document": np.char.add("JV-", (np.arange(n) // 2).astype(str)).astype(object),
 			"party": None,
@@ -262,7 +285,9 @@ def budget(seed: int = 10, scale: float = 1.0) -> pd.DataFrame:
 
 def employees(n: int = 300, seed: int = 11, days: int = 6 * 365) -> pd.DataFrame:
 	rng = np.random.default_rng(seed)
-	joined = (np.datetime64("2019-01-01") + rng.integers(0, days, n).astype("timedelta64[D]")).astype("datetime64[ns]")
+	joined = (np.datetime64("2019-01-01") + rng.integers(0, days, n).astype("timedelta64[D]")).astype(
+		"datetime64[ns]"
+	)
 	leaves = rng.random(n) < 0.3
 	stay = rng.integers(60, 1500, n).astype("timedelta64[D]")
 	relieved = (joined + stay).astype(object)
@@ -272,8 +297,12 @@ def employees(n: int = 300, seed: int = 11, days: int = 6 * 365) -> pd.DataFrame
 	return pd.DataFrame(
 		{
 			"employee": _names("EMP", n),
-			"department": np.array(["Sales", "Operations", "Finance", "IT", "HR"], dtype=object)[rng.choice(5, n, p=[0.3, 0.35, 0.1, 0.15, 0.1])],
-			"designation": np.array(["Staff", "Senior", "Manager"], dtype=object)[rng.choice(3, n, p=[0.6, 0.3, 0.1])],
+			"department": np.array(["Sales", "Operations", "Finance", "IT", "HR"], dtype=object)[
+				rng.choice(5, n, p=[0.3, 0.35, 0.1, 0.15, 0.1])
+			],
+			"designation": np.array(["Staff", "Senior", "Manager"], dtype=object)[
+				rng.choice(3, n, p=[0.6, 0.3, 0.1])
+			],
 			"branch": np.array(["HQ", "Plant"], dtype=object)[rng.integers(0, 2, n)],
 			"joining_date": joined,
 			"relieving_date": pd.to_datetime(pd.Series(relieved)),
@@ -304,14 +333,20 @@ def attendance(employees_count: int = 60, days: int = 180, seed: int = 12) -> pd
 
 def leave(n: int = 800, seed: int = 13) -> pd.DataFrame:
 	rng = np.random.default_rng(seed)
-	start = (np.datetime64("2024-01-01") + rng.integers(0, 365, n).astype("timedelta64[D]")).astype("datetime64[ns]")
+	start = (np.datetime64("2024-01-01") + rng.integers(0, 365, n).astype("timedelta64[D]")).astype(
+		"datetime64[ns]"
+	)
 	days = rng.integers(1, 10, n).astype(float)
 	return pd.DataFrame(
 		{
 			"id": np.arange(n).astype(str),
 			"employee": _names("EMP", 120)[rng.integers(0, 120, n)],
-			"department": np.array(["Sales", "Operations", "Finance", "IT"], dtype=object)[rng.integers(0, 4, n)],
-			"leave_type": np.array(["Casual Leave", "Sick Leave", "Privilege Leave", "Leave Without Pay"], dtype=object)[rng.choice(4, n, p=[0.4, 0.3, 0.25, 0.05])],
+			"department": np.array(["Sales", "Operations", "Finance", "IT"], dtype=object)[
+				rng.integers(0, 4, n)
+			],
+			"leave_type": np.array(
+				["Casual Leave", "Sick Leave", "Privilege Leave", "Leave Without Pay"], dtype=object
+			)[rng.choice(4, n, p=[0.4, 0.3, 0.25, 0.05])],
 			"from_date": start,
 			"to_date": start + (days - 1).astype("timedelta64[D]"),
 			"days": days,
@@ -322,13 +357,17 @@ def leave(n: int = 800, seed: int = 13) -> pd.DataFrame:
 
 def projects(n: int = 60, seed: int = 14) -> pd.DataFrame:
 	rng = np.random.default_rng(seed)
-	start = (np.datetime64("2023-01-01") + rng.integers(0, 600, n).astype("timedelta64[D]")).astype("datetime64[ns]")
+	start = (np.datetime64("2023-01-01") + rng.integers(0, 600, n).astype("timedelta64[D]")).astype(
+		"datetime64[ns]"
+	)
 	end = start + rng.integers(30, 300, n).astype("timedelta64[D]")
 	budget_ = np.round(rng.uniform(1e4, 5e5, n), 2)
 	return pd.DataFrame(
 		{
 			"project": _names("PROJ", n),
-			"status": np.array(["Open", "Completed", "Cancelled"], dtype=object)[rng.choice(3, n, p=[0.5, 0.45, 0.05])],
+			"status": np.array(["Open", "Completed", "Cancelled"], dtype=object)[
+				rng.choice(3, n, p=[0.5, 0.45, 0.05])
+			],
 			"start_date": start,
 			"end_date": end,
 			"budget": budget_,
@@ -346,7 +385,9 @@ def timesheets(n: int = 5_000, seed: int = 15, days: int = 365) -> pd.DataFrame:
 			"date": _dates(rng, n, days),
 			"employee": _names("EMP", 40)[rng.integers(0, 40, n)],
 			"project": _names("PROJ", 30)[rng.integers(0, 30, n)],
-			"activity": np.array(["Development", "Design", "Support", "Meetings", "Testing"], dtype=object)[rng.integers(0, 5, n)],
+			"activity": np.array(["Development", "Design", "Support", "Meetings", "Testing"], dtype=object)[
+				rng.integers(0, 5, n)
+			],
 			"hours": np.round(rng.uniform(0.5, 8, n), 1),
 			"billable": rng.random(n) < 0.7,
 			"billing_amount": np.round(rng.uniform(20, 800, n), 2),
@@ -358,7 +399,9 @@ def timesheets(n: int = 5_000, seed: int = 15, days: int = 365) -> pd.DataFrame:
 def issues(n: int = 2_000, seed: int = 16, days: int = 365) -> pd.DataFrame:
 	rng = np.random.default_rng(seed)
 	opened = _dates(rng, n, days)
-	priority = np.array(["Low", "Medium", "High", "Urgent"], dtype=object)[rng.choice(4, n, p=[0.3, 0.4, 0.2, 0.1])]
+	priority = np.array(["Low", "Medium", "High", "Urgent"], dtype=object)[
+		rng.choice(4, n, p=[0.3, 0.4, 0.2, 0.1])
+	]
 	took = rng.exponential(4, n).round().astype(int)
 	resolved = (opened + took.astype("timedelta64[D]")).astype(object)
 	still_open = (opened + took.astype("timedelta64[D]")) > opened.max()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analytics.result import num, signed_pct
+from analytics.result import num, plural, signed_pct
 
 # Herfindahl–Hirschman index on shares (0..1): below 0.15 unconcentrated, above 0.25 highly concentrated.
 HHI_MODERATE = 0.15
@@ -67,10 +67,12 @@ def concentration(
 			f"Largest {noun}: {names[0]} with {num(values[0])} ({first_share * 100:.1f}% of {measure})."
 		)
 	if count > top_n:
-		observations.append(f"The top {top_n} of {count} {noun}s make {top_share * 100:.1f}% of {measure}.")
+		observations.append(
+			f"The top {top_n} of {count} {plural(noun)} make {top_share * 100:.1f}% of {measure}."
+		)
 	if needed:
 		observations.append(
-			f"{needed} of {count} {noun}s ({needed / count * 100:.0f}%) make 80% of {measure}; "
+			f"{needed} of {count} {plural(noun)} ({needed / count * 100:.0f}%) make 80% of {measure}; "
 			f"HHI {index:.3f} ({hhi_word(index)})."
 		)
 	if first_share >= TOP_ONE_RISK and count > 1:
@@ -81,8 +83,15 @@ def concentration(
 		watch_outs.append(f"{measure.capitalize()} is highly concentrated (HHI {index:.3f}).")
 	negatives = int((values < 0).sum())
 	if negatives:
-		watch_outs.append(f"{negatives} {noun}(s) have a negative {measure} (returns or credit notes exceed sales).")
-	metrics = {"hhi": round(index, 4), "pareto_80_count": needed, "top_share": round(top_share * 100, 1), "total": total}
+		watch_outs.append(
+			f"{negatives} {noun}(s) have a negative {measure} (returns or credit notes exceed sales)."
+		)
+	metrics = {
+		"hhi": round(index, 4),
+		"pareto_80_count": needed,
+		"top_share": round(top_share * 100, 1),
+		"total": total,
+	}
 	return observations, watch_outs, recommendations, metrics
 
 
@@ -130,12 +139,16 @@ def trend_sentences(
 		)
 	way, pct = direction(values)
 	if n >= 3:
-		observations.append(f"Trend over {n} {noun}s: {way} ({pct:+.1f}% of the average per {noun}).")
+		observations.append(f"Trend over {n} {plural(noun)}: {way} ({pct:+.1f}% of the average per {noun}).")
 	for a in anomalies[:3]:
 		kind = "high" if a["z"] > 0 else "low"
-		observations.append(f"Unusually {kind}: {labels[a['index']]} at {num(a['value'], unit)} (robust z {a['z']:+.1f}).")
+		observations.append(
+			f"Unusually {kind}: {labels[a['index']]} at {num(a['value'], unit)} (robust z {a['z']:+.1f})."
+		)
 	if any(a["z"] < 0 for a in anomalies):
-		recommendations.append("Compare the unusually low period with the one before to see which parties or items moved.")
+		recommendations.append(
+			"Compare the unusually low period with the one before to see which parties or items moved."
+		)
 	if change:
 		i = change["index"]
 		observations.append(
@@ -159,8 +172,10 @@ def trend_sentences(
 		if recent > 0 and ahead < recent * (1 - FORECAST_DROP):
 			watch_outs.append(
 				f"The forecast averages {num(ahead, unit)} per {noun}, {(1 - ahead / recent) * 100:.0f}% below "
-				f"the last {len(points)} {noun}s."
+				f"the last {len(points)} {plural(noun)}."
 			)
 	if way == "falling" and n >= 6:
-		recommendations.append(f"{measure.capitalize()} is falling; find the drivers with a period comparison.")
+		recommendations.append(
+			f"{measure.capitalize()} is falling; find the drivers with a period comparison."
+		)
 	return observations, watch_outs, recommendations

@@ -36,7 +36,13 @@ def _draw(ax, figure: dict) -> None:
 		if kind == "pie":
 			values = [v or 0 for v in trace.get("values", [])]
 			if sum(values) > 0:
-				ax.pie(values, labels=trace.get("labels"), autopct="%1.0f%%", textprops={"fontsize": 7}, colors=PALETTE)
+				ax.pie(
+					values,
+					labels=trace.get("labels"),
+					autopct="%1.0f%%",
+					textprops={"fontsize": 7},
+					colors=PALETTE,
+				)
 			ax.axis("equal")
 		elif kind == "heatmap":
 			z = [[float("nan") if v is None else v for v in row] for row in trace.get("z", [])]
@@ -57,7 +63,14 @@ def _draw(ax, figure: dict) -> None:
 				bottom = None
 				if stacked and position:
 					bottom = [sum((b.get("y") or [0] * len(xs))[i] or 0 for b in bars[:position]) for i in xs]
-				ax.bar([x + offset for x in xs], [v or 0 for v in trace.get("y", [])], width, bottom=bottom, color=color, label=trace.get("name"))
+				ax.bar(
+					[x + offset for x in xs],
+					[v or 0 for v in trace.get("y", [])],
+					width,
+					bottom=bottom,
+					color=color,
+					label=trace.get("name"),
+				)
 				ax.set_xticks(xs, trace.get("x", []), fontsize=6, rotation=60, ha="right")
 		elif kind == "scatter":
 			target = ax
@@ -72,7 +85,9 @@ def _draw(ax, figure: dict) -> None:
 			style = "--" if (trace.get("line") or {}).get("dash") else "-"
 			marker = "o" if "markers" in trace.get("mode", "") else None
 			line = "none" if trace.get("mode") == "markers" else style
-			target.plot(xs, ys, linestyle=line, marker=marker, markersize=3, color=color, label=trace.get("name"))
+			target.plot(
+				xs, ys, linestyle=line, marker=marker, markersize=3, color=color, label=trace.get("name")
+			)
 			if len(xs) > 12:
 				step = max(1, len(xs) // 12)
 				target.set_xticks(range(0, len(xs), step), xs[::step], fontsize=6, rotation=60, ha="right")

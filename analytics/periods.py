@@ -47,7 +47,9 @@ def span(first: np.datetime64, last: np.datetime64, freq: str) -> np.ndarray:
 	if freq == "year":
 		years = np.arange(first.astype("datetime64[Y]"), last.astype("datetime64[Y]") + 1)
 		return years.astype("datetime64[D]")
-	months = np.arange(first.astype("datetime64[M]"), last.astype("datetime64[M]") + 1, 3 if freq == "quarter" else 1)
+	months = np.arange(
+		first.astype("datetime64[M]"), last.astype("datetime64[M]") + 1, 3 if freq == "quarter" else 1
+	)
 	return months.astype("datetime64[D]")
 
 

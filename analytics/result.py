@@ -60,12 +60,20 @@ def rounded(value: float | None, unit: str | None = None) -> float | int | None:
 
 def pct_change(current: float, prior: float) -> float | None:
 	"""Percent change, or None when the prior value is zero (a change from nothing has no ratio)."""
-	if prior is None or current is None or not math.isfinite(prior) or not math.isfinite(current) or prior == 0:
+	if (
+		prior is None
+		or current is None
+		or not math.isfinite(prior)
+		or not math.isfinite(current)
+		or prior == 0
+	):
 		return None
 	return round((current - prior) / abs(prior) * 100, 1)
 
 
-def kpi(label: str, value: float | None, unit: str | None = None, prior: float | None = None, **extra) -> dict:
+def kpi(
+	label: str, value: float | None, unit: str | None = None, prior: float | None = None, **extra
+) -> dict:
 	"""One KPI; with a prior value it carries the percent change (`change`) against it."""
 	item: dict = {"label": label, "value": rounded(value, unit)}
 	if unit:
@@ -100,13 +108,28 @@ def num(value: float | None, unit: str | None = None) -> str:
 	return text
 
 
+def plural(noun: str) -> str:
+	"""English plural of a noun phrase's last word (territory -> territories, cost center -> cost centers)."""
+	if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+		return noun[:-1] + "ies"
+	if noun.endswith(("s", "x", "ch", "sh")):
+		return noun + "es"
+	return noun + "s"
+
+
 def signed_pct(value: float | None) -> str:
 	return "n/a" if value is None else f"{value:+.1f}%"
 
 
-def table(columns: list[str], rows: list[list], total_rows: int | None = None, limit: int = TABLE_MAX_ROWS) -> dict:
+def table(
+	columns: list[str], rows: list[list], total_rows: int | None = None, limit: int = TABLE_MAX_ROWS
+) -> dict:
 	kept = [list(r) for r in rows[:limit]]
-	return {"columns": list(columns), "rows": kept, "total_rows": len(rows) if total_rows is None else total_rows}
+	return {
+		"columns": list(columns),
+		"rows": kept,
+		"total_rows": len(rows) if total_rows is None else total_rows,
+	}
 
 
 def empty_result(what: str = "rows") -> dict:
@@ -121,7 +144,9 @@ def _clip(items: list, count: int, chars: int) -> list:
 
 
 def _compact_kpi(k: dict) -> dict:
-	return {key: k[key] for key in ("label", "value", "unit", "change", "change_points") if k.get(key) is not None}
+	return {
+		key: k[key] for key in ("label", "value", "unit", "change", "change_points") if k.get(key) is not None
+	}
 
 
 def summary_for_model(result: dict, max_chars: int = SUMMARY_MAX_CHARS) -> dict:
@@ -155,11 +180,17 @@ def summary_for_model(result: dict, max_chars: int = SUMMARY_MAX_CHARS) -> dict:
 		if len(json.dumps(jsonable(summary), default=str)) <= max_chars:
 			return jsonable(summary)
 	# Pathological labels: keep only what always fits.
-	return jsonable({"key": result.get("key"), "title": result.get("title"), **{
-		"kpis": [_compact_kpi(k) for k in (result.get("kpis") or [])[:3]],
-		"observations": _clip(result.get("observations") or [], 2, 200),
-		"chart": bool(result.get("chart")),
-	}})
+	return jsonable(
+		{
+			"key": result.get("key"),
+			"title": result.get("title"),
+			**{
+				"kpis": [_compact_kpi(k) for k in (result.get("kpis") or [])[:3]],
+				"observations": _clip(result.get("observations") or [], 2, 200),
+				"chart": bool(result.get("chart")),
+			},
+		}
+	)
 
 
 def _short(cell: object) -> object:

@@ -50,7 +50,10 @@ def _datasets(analysis: Analysis, data: object) -> dict:
 
 
 def prepare(
-	analysis: Analysis, data: object, params: dict | None = None, extra_columns: dict[str, tuple[str, ...]] | None = None
+	analysis: Analysis,
+	data: object,
+	params: dict | None = None,
+	extra_columns: dict[str, tuple[str, ...]] | None = None,
 ) -> Prepared:
 	"""Parameters resolved and every needed dataset normalised and cut to start/end."""
 	resolved = analysis.resolve(params)
@@ -60,7 +63,9 @@ def prepare(
 		if name not in given:
 			if name in analysis.optional:
 				continue
-			raise AnalyticsError(f"Analysis {analysis.key!r} needs dataset {name!r} (columns: {', '.join(columns)})")
+			raise AnalyticsError(
+				f"Analysis {analysis.key!r} needs dataset {name!r} (columns: {', '.join(columns)})"
+			)
 		optional = (*analysis.uses.get(name, ()), *(extra_columns or {}).get(name, ()))
 		cleaned = normalise(name, given[name], columns, optional)
 		frame = cleaned.frame

@@ -24,5 +24,7 @@ def as_values(values: object, what: str = "values") -> np.ndarray:
 	bad = ~np.isfinite(array)
 	if bad.any():
 		index = int(np.flatnonzero(bad)[0])
-		raise AnalyticsError(f"{what}: entry {index} is {array[index]!r}; every entry must be a finite number")
+		raise AnalyticsError(
+			f"{what}: entry {index} is {array[index]!r}; every entry must be a finite number"
+		)
 	return array

@@ -10,7 +10,19 @@ from __future__ import annotations
 import difflib
 import re
 
-from analytics.catalog import cash, customers, finance, hr, inventory, items, ledger, margins, projects, purchasing, sales
+from analytics.catalog import (
+	cash,
+	customers,
+	finance,
+	hr,
+	inventory,
+	items,
+	ledger,
+	margins,
+	projects,
+	purchasing,
+	sales,
+)
 from analytics.catalog.base import CATEGORIES, Analysis, Param
 from analytics.errors import AnalyticsError
 
@@ -73,7 +85,9 @@ def search(query: str, limit: int = 8, category: str | None = None) -> list[dict
 	for analysis in ANALYSES.values():
 		if category and analysis.category != category:
 			continue
-		title = {_stem(w) for w in _words(analysis.title + " " + analysis.key.replace("_", " ").replace(".", " "))}
+		title = {
+			_stem(w) for w in _words(analysis.title + " " + analysis.key.replace("_", " ").replace(".", " "))
+		}
 		tags = {_stem(w) for tag in analysis.tags for w in _words(tag)}
 		purpose = {_stem(w) for w in _words(analysis.purpose + " " + CATEGORIES[analysis.category])}
 		score = sum(3 * (w in title) + 2 * (w in tags) + (w in purpose) for w in wanted)

@@ -42,7 +42,11 @@ def running_balance(data: dict, p: dict) -> dict:
 	low = int(np.argmin(balance))
 	negative = int((flows < 0).sum())
 	rows = [[lab, rounded(f), rounded(b)] for lab, f, b in zip(labels, flows, balance, strict=True)]
-	watch = [f"The balance went below zero: lowest {num(balance[low])} in {labels[low]}."] if balance[low] < 0 else []
+	watch = (
+		[f"The balance went below zero: lowest {num(balance[low])} in {labels[low]}."]
+		if balance[low] < 0
+		else []
+	)
 	return {
 		"kpis": [
 			kpi("Closing balance", balance[-1], "currency", prior=p["opening_balance"]),
@@ -55,8 +59,12 @@ def running_balance(data: dict, p: dict) -> dict:
 		],
 		"watch_outs": watch,
 		"table": table([periods.NOUN[p["freq"]], "net flow", "balance"], rows[::-1]),
-		"chart": charts.line("Running balance from payments", labels, {"Balance": [rounded(b) for b in balance]}, "Balance"),
-		"warnings": ["Balance from payment entries only, starting at opening_balance; journal entries are not included."],
+		"chart": charts.line(
+			"Running balance from payments", labels, {"Balance": [rounded(b) for b in balance]}, "Balance"
+		),
+		"warnings": [
+			"Balance from payment entries only, starting at opening_balance; journal entries are not included."
+		],
 	}
 
 
@@ -75,18 +83,40 @@ def large_payments(data: dict, p: dict) -> dict:
 	found = pd.concat(hits) if hits else frame.iloc[:0].assign(z=[], flow=[])
 	found = found.sort_values("amount", ascending=False)
 	rows = [
-		[r.document if "document" in found else None, str(r.date.date()), r.party if "party" in found else None, r.flow, rounded(r.amount), rounded(r.z)]
+		[
+			r.document if "document" in found else None,
+			str(r.date.date()),
+			r.party if "party" in found else None,
+			r.flow,
+			rounded(r.amount),
+			rounded(r.z),
+		]
 		for r in found.itertuples()
 	]
 	return {
-		"kpis": [kpi("Unusually large payments", len(found), "count"), kpi("Their total", found["amount"].sum(), "currency")],
+		"kpis": [
+			kpi("Unusually large payments", len(found), "count"),
+			kpi("Their total", found["amount"].sum(), "currency"),
+		],
 		"observations": [
 			f"{len(found)} payments are unusually large for their direction (robust z above {p['threshold']})."
-			+ (f" Largest: {rows[0][0]} to/from {rows[0][2]} for {num(rows[0][4])} on {rows[0][1]}." if rows else "")
+			+ (
+				f" Largest: {rows[0][0]} to/from {rows[0][2]} for {num(rows[0][4])} on {rows[0][1]}."
+				if rows
+				else ""
+			)
 		],
-		"recommendations": ["Check the unusually large payments have approvals and supporting documents."] if rows else [],
+		"recommendations": ["Check the unusually large payments have approvals and supporting documents."]
+		if rows
+		else [],
 		"table": table(["payment", "date", "party", "direction", "amount", "robust z"], rows),
-		"chart": charts.bar("Unusually large payments", [str(r[0]) for r in rows[:20]], [r[4] for r in rows[:20]], "Amount", horizontal=True),
+		"chart": charts.bar(
+			"Unusually large payments",
+			[str(r[0]) for r in rows[:20]],
+			[r[4] for r in rows[:20]],
+			"Amount",
+			horizontal=True,
+		),
 	}
 
 

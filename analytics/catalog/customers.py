@@ -40,11 +40,17 @@ def new_vs_returning(data: dict, p: dict) -> dict:
 	labels = periods.labels(full, freq)
 	active, new = per["size"].to_numpy(float), per["sum"].to_numpy(float)
 	returning = active - new
-	rows = [[lab, int(a), int(n), int(r)] for lab, a, n, r in zip(labels, active, new, returning, strict=True)]
-	observations = [f"{labels[-1]}: {int(active[-1])} active customers, {int(new[-1])} new, {int(returning[-1])} returning."]
+	rows = [
+		[lab, int(a), int(n), int(r)] for lab, a, n, r in zip(labels, active, new, returning, strict=True)
+	]
+	observations = [
+		f"{labels[-1]}: {int(active[-1])} active customers, {int(new[-1])} new, {int(returning[-1])} returning."
+	]
 	warnings = []
 	if not p.get("start"):
-		warnings.append(f"Every customer counts as new in the first {periods.NOUN[freq]} of the data ({labels[0]}).")
+		warnings.append(
+			f"Every customer counts as new in the first {periods.NOUN[freq]} of the data ({labels[0]})."
+		)
 	return {
 		"kpis": [
 			kpi(f"New customers {labels[-1]}", new[-1], "count", prior=new[-2] if len(new) > 1 else None),
@@ -54,7 +60,10 @@ def new_vs_returning(data: dict, p: dict) -> dict:
 		"observations": observations,
 		"table": table([periods.NOUN[freq], "active", "new", "returning"], rows[::-1]),
 		"chart": charts.stacked(
-			"New and returning customers", labels, {"Returning": list(returning), "New": list(new)}, "Customers"
+			"New and returning customers",
+			labels,
+			{"Returning": list(returning), "New": list(new)},
+			"Customers",
 		),
 		"warnings": warnings,
 	}
@@ -75,7 +84,9 @@ def churn(data: dict, p: dict) -> dict:
 	lost = before - now
 	gained = now - before
 	rate = len(lost) / len(before) * 100 if before else None
-	lost_revenue = prior[prior["party"].isin(lost)].groupby("party")["amount"].sum().sort_values(ascending=False)
+	lost_revenue = (
+		prior[prior["party"].isin(lost)].groupby("party")["amount"].sum().sort_values(ascending=False)
+	)
 	span_text = f"{current_start.date()} to {when.date()} against {prior_start.date()} to {(current_start - pd.Timedelta(days=1)).date()}"
 	observations = [
 		f"{len(lost)} of {len(before)} customers of the prior {window} months did not buy in the last {window} "
@@ -96,9 +107,17 @@ def churn(data: dict, p: dict) -> dict:
 		],
 		"observations": observations,
 		"watch_outs": watch_outs,
-		"recommendations": ["Contact the largest lost customers and ask why they stopped buying."] if len(lost) else [],
+		"recommendations": ["Contact the largest lost customers and ask why they stopped buying."]
+		if len(lost)
+		else [],
 		"table": table(["customer", "prior revenue"], [[k, rounded(v)] for k, v in lost_revenue.items()]),
-		"chart": charts.bar("Revenue of lost customers (prior window)", list(lost_revenue.index[:15]), [rounded(v) for v in lost_revenue.to_numpy()[:15]], "Revenue", horizontal=True),
+		"chart": charts.bar(
+			"Revenue of lost customers (prior window)",
+			list(lost_revenue.index[:15]),
+			[rounded(v) for v in lost_revenue.to_numpy()[:15]],
+			"Revenue",
+			horizontal=True,
+		),
 		"warnings": [f"Windows: {span_text}."] + as_of_note(p, np.datetime64(when.date())),
 	}
 
@@ -147,7 +166,9 @@ def retention_cohorts(data: dict, p: dict) -> dict:
 		"kpis": kpis,
 		"observations": observations,
 		"table": table(["cohort", "customers", *[f"m{a}" for a in range(len(weighted))]], rows[::-1]),
-		"chart": charts.heatmap("Customer retention by cohort (%)", [f"m{a}" for a in range(len(weighted))], labels, matrix, "%"),
+		"chart": charts.heatmap(
+			"Customer retention by cohort (%)", [f"m{a}" for a in range(len(weighted))], labels, matrix, "%"
+		),
 		"series": {"retention": [rounded(w) for w in weighted]},
 	}
 
@@ -174,7 +195,9 @@ def rfm(data: dict, p: dict) -> dict:
 	if not len(frame):
 		return empty_result()
 	when = as_of(frame, p, "date")
-	per = frame.groupby("party").agg(last=("date", "max"), frequency=("document", "nunique"), monetary=("amount", "sum"))
+	per = frame.groupby("party").agg(
+		last=("date", "max"), frequency=("document", "nunique"), monetary=("amount", "sum")
+	)
 	recency = (np.datetime64(when, "D") - per["last"].to_numpy().astype("datetime64[D]")).astype(int)
 	r = np.where(recency <= p["recent_days"], 3, np.where(recency <= p["lapsed_days"], 2, 1))
 	f = np.where(per["frequency"] >= p["frequent"], 3, np.where(per["frequency"] >= 2, 2, 1))
@@ -202,12 +225,25 @@ def rfm(data: dict, p: dict) -> dict:
 	]
 	return {
 		"kpis": [kpi(f"{s} customers", summary.loc[s, "customers"], "count") for s in RFM_SEGMENTS[:5]]
-		+ [kpi("Champions share of revenue", summary.loc["Champions", "revenue"] / total * 100 if total else None, "%")],
+		+ [
+			kpi(
+				"Champions share of revenue",
+				summary.loc["Champions", "revenue"] / total * 100 if total else None,
+				"%",
+			)
+		],
 		"observations": observations,
 		"watch_outs": watch_outs,
-		"recommendations": ["Win back 'At risk' customers before they become 'Lost'."] if len(at_risk) else [],
+		"recommendations": ["Win back 'At risk' customers before they become 'Lost'."]
+		if len(at_risk)
+		else [],
 		"table": table(["customer", "segment", "days since last", "invoices", "revenue"], rows),
-		"chart": charts.bar("Customers by RFM segment", list(RFM_SEGMENTS), [int(v) for v in summary["customers"]], "Customers"),
+		"chart": charts.bar(
+			"Customers by RFM segment",
+			list(RFM_SEGMENTS),
+			[int(v) for v in summary["customers"]],
+			"Customers",
+		),
 		"warnings": as_of_note(p, when),
 	}
 
@@ -221,7 +257,9 @@ def dormant(data: dict, p: dict) -> dict:
 	per["days"] = (np.datetime64(when, "D") - per["last"].to_numpy().astype("datetime64[D]")).astype(int)
 	asleep = per[per["days"] > p["days"]].sort_values("revenue", ascending=False)
 	share = len(asleep) / len(per) * 100
-	rows = [[str(k), str(r["last"].date()), int(r["days"]), rounded(r["revenue"])] for k, r in asleep.iterrows()]
+	rows = [
+		[str(k), str(r["last"].date()), int(r["days"]), rounded(r["revenue"])] for k, r in asleep.iterrows()
+	]
 	observations = [
 		f"{len(asleep)} of {len(per)} customers ({share:.1f}%) have not bought for more than {p['days']} days."
 	]
@@ -240,7 +278,13 @@ def dormant(data: dict, p: dict) -> dict:
 		"observations": observations,
 		"recommendations": ["Reach out to the most valuable dormant customers first."] if len(asleep) else [],
 		"table": table(["customer", "last purchase", "days since", "lifetime revenue"], rows),
-		"chart": charts.bar("Dormant customers by lifetime revenue", list(asleep.index[:15]), [rounded(v) for v in asleep["revenue"].to_numpy()[:15]], "Revenue", horizontal=True),
+		"chart": charts.bar(
+			"Dormant customers by lifetime revenue",
+			list(asleep.index[:15]),
+			[rounded(v) for v in asleep["revenue"].to_numpy()[:15]],
+			"Revenue",
+			horizontal=True,
+		),
 		"warnings": as_of_note(p, when),
 	}
 

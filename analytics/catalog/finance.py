@@ -50,21 +50,38 @@ def profit_and_loss(data: dict, p: dict) -> dict:
 	total_income, total_expense = float(inc.sum()), float(exp.sum())
 	margin = (total_income - total_expense) / total_income * 100 if total_income else None
 	losses = [lab for lab, v in zip(labels, profit, strict=True) if v < 0]
-	rows = [[lab, rounded(i), rounded(e), rounded(n)] for lab, i, e, n in zip(labels, inc, exp, profit, strict=True)]
-	figure = charts.grouped("Income and expenses", labels, {"Income": [rounded(v) for v in inc], "Expenses": [rounded(v) for v in exp]}, "Amount")
+	rows = [
+		[lab, rounded(i), rounded(e), rounded(n)]
+		for lab, i, e, n in zip(labels, inc, exp, profit, strict=True)
+	]
+	figure = charts.grouped(
+		"Income and expenses",
+		labels,
+		{"Income": [rounded(v) for v in inc], "Expenses": [rounded(v) for v in exp]},
+		"Amount",
+	)
 	return {
 		"kpis": [
 			kpi("Income", total_income, "currency"),
 			kpi("Expenses", total_expense, "currency"),
 			kpi("Net profit", total_income - total_expense, "currency"),
 			kpi("Net margin", margin, "%"),
-			kpi(f"Net profit {labels[-1]}", profit[-1], "currency", prior=profit[-2] if len(profit) > 1 else None),
+			kpi(
+				f"Net profit {labels[-1]}",
+				profit[-1],
+				"currency",
+				prior=profit[-2] if len(profit) > 1 else None,
+			),
 		],
 		"observations": [
 			f"Income {num(total_income)}, expenses {num(total_expense)}, net profit {num(total_income - total_expense)} "
 			f"({num(margin, '%')}) over {len(labels)} {periods.NOUN[p['freq']]}s."
 		]
-		+ ([f"Loss in {len(losses)} {periods.NOUN[p['freq']]}(s): {', '.join(losses[:6])}."] if losses else []),
+		+ (
+			[f"Loss in {len(losses)} {periods.NOUN[p['freq']]}(s): {', '.join(losses[:6])}."]
+			if losses
+			else []
+		),
 		"watch_outs": [f"Expenses exceeded income in {losses[-1]}."] if losses else [],
 		"table": table([periods.NOUN[p["freq"]], "income", "expenses", "net profit"], rows[::-1]),
 		"chart": charts.with_line(figure, "Net profit", labels, [rounded(v) for v in profit]),
@@ -73,7 +90,11 @@ def profit_and_loss(data: dict, p: dict) -> dict:
 
 def expense_vs_budget(data: dict, p: dict) -> dict:
 	gl, budget = data["gl"], data["budget"]
-	actual = pd.Series(expense(gl), index=gl.index).groupby(gl["account"].to_numpy()).sum() if len(gl) else pd.Series(dtype=float)
+	actual = (
+		pd.Series(expense(gl), index=gl.index).groupby(gl["account"].to_numpy()).sum()
+		if len(gl)
+		else pd.Series(dtype=float)
+	)
 	actual = actual[actual != 0] if len(actual) else actual
 	planned = budget.groupby("account")["amount"].sum() if len(budget) else pd.Series(dtype=float)
 	if not len(planned):
@@ -86,7 +107,10 @@ def expense_vs_budget(data: dict, p: dict) -> dict:
 	over = per[per["variance"] > 0]
 	total_budget, total_actual = float(per["budget"].sum()), float(per["actual"].sum())
 	unbudgeted = per[(per["budget"] == 0) & (per["actual"] > 0)]
-	rows = [[str(k), rounded(r.budget), rounded(r.actual), rounded(r.variance), rounded(r.used)] for k, r in per.iterrows()]
+	rows = [
+		[str(k), rounded(r.budget), rounded(r.actual), rounded(r.variance), rounded(r.used)]
+		for k, r in per.iterrows()
+	]
 	return {
 		"kpis": [
 			kpi("Budget", total_budget, "currency"),
@@ -103,7 +127,12 @@ def expense_vs_budget(data: dict, p: dict) -> dict:
 		+ ([f"{len(unbudgeted)} accounts have spending but no budget."] if len(unbudgeted) else []),
 		"watch_outs": [f"{k} is {num(r.variance)} over budget." for k, r in over.head(3).iterrows()],
 		"table": table(["account", "budget", "actual", "variance", "used %"], rows),
-		"chart": charts.grouped("Expenses against budget", [r[0] for r in rows[:15]], {"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]}, "Amount"),
+		"chart": charts.grouped(
+			"Expenses against budget",
+			[r[0] for r in rows[:15]],
+			{"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]},
+			"Amount",
+		),
 	}
 
 
@@ -111,21 +140,38 @@ def unusual_entries(data: dict, p: dict) -> dict:
 	gl = data["gl"]
 	if not len(gl):
 		return empty_result()
-	vouchers = gl.groupby("document").agg(amount=("debit", "sum"), date=("date", "min"), account=("account", "first"))
+	vouchers = gl.groupby("document").agg(
+		amount=("debit", "sum"), date=("date", "min"), account=("account", "first")
+	)
 	if len(vouchers) < 3:
 		return empty_result("vouchers to compare")
 	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
-	found = vouchers[z > p["threshold"]].assign(z=z[z > p["threshold"]]).sort_values("amount", ascending=False)
-	rows = [[str(k), str(r.date.date()), r.account, rounded(r.amount), rounded(r.z)] for k, r in found.iterrows()]
+	found = (
+		vouchers[z > p["threshold"]].assign(z=z[z > p["threshold"]]).sort_values("amount", ascending=False)
+	)
+	rows = [
+		[str(k), str(r.date.date()), r.account, rounded(r.amount), rounded(r.z)] for k, r in found.iterrows()
+	]
 	return {
-		"kpis": [kpi("Unusually large vouchers", len(found), "count"), kpi("Vouchers checked", len(vouchers), "count")],
+		"kpis": [
+			kpi("Unusually large vouchers", len(found), "count"),
+			kpi("Vouchers checked", len(vouchers), "count"),
+		],
 		"observations": [
 			f"{len(found)} of {len(vouchers)} vouchers are unusually large (robust z above {p['threshold']})."
 			+ (f" Largest: {rows[0][0]} for {num(rows[0][3])} on {rows[0][1]}." if rows else "")
 		],
-		"recommendations": ["Check the unusual vouchers' approvals and supporting documents."] if rows else [],
+		"recommendations": ["Check the unusual vouchers' approvals and supporting documents."]
+		if rows
+		else [],
 		"table": table(["voucher", "date", "first account", "total debit", "robust z"], rows),
-		"chart": charts.bar("Unusually large vouchers", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Debit", horizontal=True),
+		"chart": charts.bar(
+			"Unusually large vouchers",
+			[r[0] for r in rows[:20]],
+			[r[3] for r in rows[:20]],
+			"Debit",
+			horizontal=True,
+		),
 	}
 
 

@@ -24,7 +24,11 @@ def _month_ends(when: np.datetime64, months: int) -> np.ndarray:
 def headcount_at(frame: pd.DataFrame, days: np.ndarray) -> np.ndarray:
 	"""Employees on the books at the end of each day: joined on or before it, not relieved by it."""
 	joined = np.sort(frame["joining_date"].dropna().to_numpy().astype("datetime64[D]"))
-	left = np.sort(frame["relieving_date"].dropna().to_numpy().astype("datetime64[D]")) if "relieving_date" in frame else np.array([], dtype="datetime64[D]")
+	left = (
+		np.sort(frame["relieving_date"].dropna().to_numpy().astype("datetime64[D]"))
+		if "relieving_date" in frame
+		else np.array([], dtype="datetime64[D]")
+	)
 	# Someone relieved on a day is counted that day (their last working day) and gone after it.
 	return np.searchsorted(joined, days, side="right") - np.searchsorted(left, days, side="left")
 
@@ -42,7 +46,13 @@ def headcount_trend(data: dict, p: dict) -> dict:
 	counts = headcount_at(frame, ends).astype(float)
 	labels = [str(np.datetime64(e, "M")) for e in ends]
 	out = blocks.trend(
-		pd.DataFrame({"date": ends.astype("datetime64[ns]"), "n": counts}), "date", "n", agg="sum", label="Headcount", unit="count", horizon=p["horizon"]
+		pd.DataFrame({"date": ends.astype("datetime64[ns]"), "n": counts}),
+		"date",
+		"n",
+		agg="sum",
+		label="Headcount",
+		unit="count",
+		horizon=p["horizon"],
 	)
 	out["kpis"] = [
 		kpi("Headcount now", counts[-1], "count", prior=counts[0]),
@@ -64,10 +74,16 @@ def attrition(data: dict, p: dict) -> dict:
 	start = (np.datetime64(ends[0], "M")).astype("datetime64[D]")
 	average = float(headcount_at(frame, ends).mean())
 	left = frame[frame["relieving_date"].notna()]
-	leavers = left[(left["relieving_date"] >= pd.Timestamp(start)) & (left["relieving_date"] <= pd.Timestamp(when))]
+	leavers = left[
+		(left["relieving_date"] >= pd.Timestamp(start)) & (left["relieving_date"] <= pd.Timestamp(when))
+	]
 	rate = len(leavers) / average * 100 if average else None
 	annual = rate * 12 / p["months"] if rate is not None else None
-	by_dept = leavers.groupby("department").size().sort_values(ascending=False) if "department" in leavers else pd.Series(dtype=int)
+	by_dept = (
+		leavers.groupby("department").size().sort_values(ascending=False)
+		if "department" in leavers
+		else pd.Series(dtype=int)
+	)
 	rows = [[str(k), int(v)] for k, v in by_dept.items()]
 	return {
 		"kpis": [
@@ -90,7 +106,11 @@ def attrition(data: dict, p: dict) -> dict:
 def _active(frame: pd.DataFrame, when: np.datetime64) -> pd.DataFrame:
 	stamp = pd.Timestamp(when)
 	joined = frame["joining_date"].notna() & (frame["joining_date"] <= stamp)
-	still = frame["relieving_date"].isna() | (frame["relieving_date"] >= stamp) if "relieving_date" in frame else True
+	still = (
+		frame["relieving_date"].isna() | (frame["relieving_date"] >= stamp)
+		if "relieving_date" in frame
+		else True
+	)
 	return frame[joined & still]
 
 
@@ -99,7 +119,17 @@ def headcount_by_department(data: dict, p: dict) -> dict:
 	if not len(frame):
 		return empty_result("employees")
 	when = _when(frame, p)
-	out = blocks.breakdown(_active(frame, when), "department", None, agg="count", label="Headcount", unit="count", noun="department", chart="pie", top_n=p["top_n"] if "top_n" in p else 10)
+	out = blocks.breakdown(
+		_active(frame, when),
+		"department",
+		None,
+		agg="count",
+		label="Headcount",
+		unit="count",
+		noun="department",
+		chart="pie",
+		top_n=p["top_n"] if "top_n" in p else 10,
+	)
 	out.pop("metrics", None)
 	out["warnings"] = as_of_note(p, when)
 	return out
@@ -111,7 +141,9 @@ def tenure(data: dict, p: dict) -> dict:
 		return empty_result("employees")
 	when = _when(frame, p)
 	active = _active(frame, when)
-	years = (np.datetime64(when, "D") - active["joining_date"].to_numpy().astype("datetime64[D]")).astype(float) / 365.25
+	years = (np.datetime64(when, "D") - active["joining_date"].to_numpy().astype("datetime64[D]")).astype(
+		float
+	) / 365.25
 	out = blocks.distribution(years, label="Tenure in years", unit=None, noun="employee", bins=8)
 	short = float((years < 1).mean() * 100) if years.size else None
 	out["kpis"].append(kpi("Under one year", short, "%"))
@@ -136,7 +168,11 @@ ANALYSES = [
 		"Employees on the books at each month end over the last N months (default 24) with a forecast.",
 		{"employees": ("joining_date", "relieving_date")},
 		headcount_trend,
-		(Param("months", "int", 24, "months to show", minimum=2, maximum=120), Param("horizon", "int", 3, "months to forecast", minimum=0, maximum=24), AS_OF),
+		(
+			Param("months", "int", 24, "months to show", minimum=2, maximum=120),
+			Param("horizon", "int", 3, "months to forecast", minimum=0, maximum=24),
+			AS_OF,
+		),
 		tags=("staff", "workforce", "employees"),
 		period_filter=False,
 	),
@@ -226,7 +262,11 @@ ANALYSES = [
 		unit="days",
 		noun="leave type",
 		chart="pie",
-		where=lambda f: (f["status"].astype(str).str.lower() != "rejected").to_numpy() if "status" in f else np.ones(len(f), bool),
+		where=lambda f: (
+			(f["status"].astype(str).str.lower() != "rejected").to_numpy()
+			if "status" in f
+			else np.ones(len(f), bool)
+		),
 		tags=("holidays", "time off", "sick leave"),
 	),
 ]

@@ -40,7 +40,10 @@ def turnover(data: dict, p: dict) -> dict:
 	doi = total_value / total_cogs * days if total_cogs else None
 	idle = per[per["cogs"] <= 0]
 	per = per.sort_values("turns", kind="stable")
-	rows = [[str(k), rounded(r.value), rounded(r.cogs), rounded(r.turns), rounded(r.days)] for k, r in per.iterrows()]
+	rows = [
+		[str(k), rounded(r.value), rounded(r.cogs), rounded(r.turns), rounded(r.days)]
+		for k, r in per.iterrows()
+	]
 	return {
 		"kpis": [
 			kpi("Inventory turnover", turns, "times"),
@@ -56,7 +59,13 @@ def turnover(data: dict, p: dict) -> dict:
 		],
 		"watch_outs": [f"Slowest turning: {', '.join(r[0] for r in rows[:3])}."] if rows else [],
 		"table": table(["item", "stock value", "cost of sales", "turns", "days of inventory"], rows),
-		"chart": charts.bar("Turnover by item (slowest first)", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Turns", horizontal=True),
+		"chart": charts.bar(
+			"Turnover by item (slowest first)",
+			[r[0] for r in rows[:20]],
+			[r[3] for r in rows[:20]],
+			"Turns",
+			horizontal=True,
+		),
 		"warnings": ["Turnover uses today's stock value as the average inventory."],
 	}
 
@@ -73,22 +82,40 @@ def slow_dead(data: dict, p: dict) -> dict:
 	if when is None:
 		held["days"] = np.nan
 	else:
-		held["days"] = (np.datetime64(when, "D") - held["last_out"].to_numpy().astype("datetime64[D]")).astype("timedelta64[D]").astype(float)
+		held["days"] = (
+			(np.datetime64(when, "D") - held["last_out"].to_numpy().astype("datetime64[D]"))
+			.astype("timedelta64[D]")
+			.astype(float)
+		)
 	never = held["last_out"].isna()
-	held["class"] = np.where(never | (held["days"] > p["dead_days"]), "dead", np.where(held["days"] > p["slow_days"], "slow", "moving"))
+	held["class"] = np.where(
+		never | (held["days"] > p["dead_days"]),
+		"dead",
+		np.where(held["days"] > p["slow_days"], "slow", "moving"),
+	)
 	total = float(held["value"].sum())
 	dead_value = float(held.loc[held["class"] == "dead", "value"].sum())
 	slow_value = float(held.loc[held["class"] == "slow", "value"].sum())
 	flagged = held[held["class"] != "moving"].sort_values("value", ascending=False)
 	rows = [
-		[str(k), r["class"], rounded(r.value), None if pd.isna(r.last_out) else str(r.last_out.date()), None if pd.isna(r.days) else int(r.days)]
+		[
+			str(k),
+			r["class"],
+			rounded(r.value),
+			None if pd.isna(r.last_out) else str(r.last_out.date()),
+			None if pd.isna(r.days) else int(r.days),
+		]
 		for k, r in flagged.iterrows()
 	]
 	return {
 		"kpis": [
 			kpi("Dead stock value", dead_value, "currency"),
 			kpi("Slow stock value", slow_value, "currency"),
-			kpi("Dead and slow share of stock", (dead_value + slow_value) / total * 100 if total else None, "%"),
+			kpi(
+				"Dead and slow share of stock",
+				(dead_value + slow_value) / total * 100 if total else None,
+				"%",
+			),
 			kpi("Dead items", int((held["class"] == "dead").sum()), "count"),
 			kpi("Slow items", int((held["class"] == "slow").sum()), "count"),
 		],
@@ -96,10 +123,18 @@ def slow_dead(data: dict, p: dict) -> dict:
 			f"{num(dead_value)} of {num(total)} stock has not moved out for over {p['dead_days']} days (or never); "
 			f"{num(slow_value)} more is slow (over {p['slow_days']} days)."
 		],
-		"recommendations": ["Discount, return or write off the largest dead items; stop re-ordering them."] if rows else [],
+		"recommendations": ["Discount, return or write off the largest dead items; stop re-ordering them."]
+		if rows
+		else [],
 		"table": table(["item", "class", "stock value", "last issue", "days since"], rows),
-		"chart": charts.pie("Stock value by movement", ["moving", "slow", "dead"], [rounded(total - dead_value - slow_value), rounded(slow_value), rounded(dead_value)]),
-		"warnings": as_of_note(p, when) if when is not None else ["No stock movements: every stocked item counts as dead."],
+		"chart": charts.pie(
+			"Stock value by movement",
+			["moving", "slow", "dead"],
+			[rounded(total - dead_value - slow_value), rounded(slow_value), rounded(dead_value)],
+		),
+		"warnings": as_of_note(p, when)
+		if when is not None
+		else ["No stock movements: every stocked item counts as dead."],
 	}
 
 
@@ -133,8 +168,16 @@ def days_of_cover(data: dict, p: dict) -> dict:
 		],
 		"recommendations": ["Re-order the items with the least cover first."] if len(risk) else [],
 		"table": table(["item", "on hand", "sold per day", "days of cover"], rows),
-		"chart": charts.bar("Days of cover (lowest first)", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Days", horizontal=True),
-		"warnings": as_of_note(p, np.datetime64(when.date())) if when is not None else ["No sales: cover cannot be computed."],
+		"chart": charts.bar(
+			"Days of cover (lowest first)",
+			[r[0] for r in rows[:20]],
+			[r[3] for r in rows[:20]],
+			"Days",
+			horizontal=True,
+		),
+		"warnings": as_of_note(p, np.datetime64(when.date()))
+		if when is not None
+		else ["No sales: cover cannot be computed."],
 	}
 
 
@@ -148,8 +191,16 @@ def movement_trend(data: dict, p: dict) -> dict:
 	_, outgoing = periods.aggregate(dates, np.where(value < 0, -value, 0.0), p["freq"])
 	labels = periods.labels(starts, p["freq"])
 	net = incoming - outgoing
-	rows = [[lab, rounded(i), rounded(o), rounded(n)] for lab, i, o, n in zip(labels, incoming, outgoing, net, strict=True)]
-	figure = charts.grouped("Stock in and out", labels, {"In": [rounded(v) for v in incoming], "Out": [rounded(v) for v in outgoing]}, "Value")
+	rows = [
+		[lab, rounded(i), rounded(o), rounded(n)]
+		for lab, i, o, n in zip(labels, incoming, outgoing, net, strict=True)
+	]
+	figure = charts.grouped(
+		"Stock in and out",
+		labels,
+		{"In": [rounded(v) for v in incoming], "Out": [rounded(v) for v in outgoing]},
+		"Value",
+	)
 	return {
 		"kpis": [
 			kpi("Value received", incoming.sum(), "currency"),
@@ -176,17 +227,30 @@ def below_reorder(data: dict, p: dict) -> dict:
 	short = levels[levels["quantity"] < levels["reorder_level"]].copy()
 	short["shortfall"] = short["reorder_level"] - short["quantity"]
 	short = short.sort_values("shortfall", ascending=False)
-	rows = [[r.item, r.warehouse, rounded(r.quantity), rounded(r.reorder_level), rounded(r.shortfall)] for r in short.itertuples()]
+	rows = [
+		[r.item, r.warehouse, rounded(r.quantity), rounded(r.reorder_level), rounded(r.shortfall)]
+		for r in short.itertuples()
+	]
 	return {
 		"kpis": [
 			kpi("Item-warehouses below re-order level", len(short), "count"),
 			kpi("With a re-order level", len(levels), "count"),
 			kpi("Out of stock", int((short["quantity"] <= 0).sum()), "count"),
 		],
-		"observations": [f"{len(short)} of {len(levels)} item-warehouse pairs with a re-order level are below it."],
-		"recommendations": ["Raise material requests for the items below their re-order level."] if len(short) else [],
+		"observations": [
+			f"{len(short)} of {len(levels)} item-warehouse pairs with a re-order level are below it."
+		],
+		"recommendations": ["Raise material requests for the items below their re-order level."]
+		if len(short)
+		else [],
 		"table": table(["item", "warehouse", "on hand", "re-order level", "shortfall"], rows),
-		"chart": charts.bar("Shortfall below re-order level", [f"{r[0]} @ {r[1]}" for r in rows[:20]], [r[4] for r in rows[:20]], "Shortfall", horizontal=True),
+		"chart": charts.bar(
+			"Shortfall below re-order level",
+			[f"{r[0]} @ {r[1]}" for r in rows[:20]],
+			[r[4] for r in rows[:20]],
+			"Shortfall",
+			horizontal=True,
+		),
 	}
 
 

@@ -13,7 +13,15 @@ from analytics.result import empty_result, kpi, num, rounded, table
 
 
 def abc_items(data: dict, p: dict) -> dict:
-	out = blocks.abc(data["sales"], "item", "amount", label="Revenue", noun="item", a=p["a_share"] / 100, b=p["b_share"] / 100)
+	out = blocks.abc(
+		data["sales"],
+		"item",
+		"amount",
+		label="Revenue",
+		noun="item",
+		a=p["a_share"] / 100,
+		b=p["b_share"] / 100,
+	)
 	out.pop("classes", None)
 	return out
 
@@ -36,18 +44,27 @@ def xyz(data: dict, p: dict) -> dict:
 		cv = np.where(mean > 0, std / mean, np.inf)
 	classes = np.where(cv <= p["x_cv"], "X", np.where(cv <= p["y_cv"], "Y", "Z"))
 	order = np.argsort(-values.sum(axis=1), kind="stable")
-	rows = [[str(grid.index[i]), rounded(mean[i]), rounded(cv[i]) if np.isfinite(cv[i]) else None, classes[i]] for i in order]
+	rows = [
+		[str(grid.index[i]), rounded(mean[i]), rounded(cv[i]) if np.isfinite(cv[i]) else None, classes[i]]
+		for i in order
+	]
 	counts = {c: int((classes == c).sum()) for c in "XYZ"}
-	warnings = [] if len(months) >= 6 else [f"Only {len(months)} months of data: demand variability is rough."]
+	warnings = (
+		[] if len(months) >= 6 else [f"Only {len(months)} months of data: demand variability is rough."]
+	)
 	return {
 		"kpis": [kpi(f"Class {c} items", counts[c], "count") for c in "XYZ"],
 		"observations": [
 			f"Over {len(months)} months: {counts['X']} steady items (CV ≤ {p['x_cv']}), {counts['Y']} variable, "
 			f"{counts['Z']} erratic (CV > {p['y_cv']})."
 		],
-		"recommendations": ["Keep safety stock for class Z items or make them to order."] if counts["Z"] else [],
+		"recommendations": ["Keep safety stock for class Z items or make them to order."]
+		if counts["Z"]
+		else [],
 		"table": table(["item", "average monthly quantity", "coefficient of variation", "class"], rows),
-		"chart": charts.bar("Items by demand variability", ["X", "Y", "Z"], [counts[c] for c in "XYZ"], "Items"),
+		"chart": charts.bar(
+			"Items by demand variability", ["X", "Y", "Z"], [counts[c] for c in "XYZ"], "Items"
+		),
 		"warnings": warnings,
 	}
 
@@ -75,12 +92,22 @@ def movers(data: dict, p: dict) -> dict:
 	prior, current, prior_text, current_text = _windows(frame, p)
 	found = drivers(prior, current, "item", "amount", p["top_n"])
 	before, after = float(prior["amount"].sum()), float(current["amount"].sum())
-	rows = [[r["name"], rounded(r["before"]), rounded(r["after"]), rounded(r["change"])] for r in found["all"]]
+	rows = [
+		[r["name"], rounded(r["before"]), rounded(r["after"]), rounded(r["change"])] for r in found["all"]
+	]
 	observations = [f"Revenue {num(after)} in {current_text} against {num(before)} in {prior_text}."]
 	if found["up"]:
-		observations.append("Biggest risers: " + ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in found["up"][:3]) + ".")
+		observations.append(
+			"Biggest risers: "
+			+ ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in found["up"][:3])
+			+ "."
+		)
 	if found["down"]:
-		observations.append("Biggest fallers: " + ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in found["down"][:3]) + ".")
+		observations.append(
+			"Biggest fallers: "
+			+ ", ".join(f"{r['name']} ({r['change']:+,.0f})" for r in found["down"][:3])
+			+ "."
+		)
 	return {
 		"kpis": [
 			kpi("Revenue, current window", after, "currency", prior=before),
@@ -89,7 +116,13 @@ def movers(data: dict, p: dict) -> dict:
 		],
 		"observations": observations,
 		"table": table(["item", "before", "after", "change"], rows),
-		"chart": charts.bar("Change in revenue by item", [r[0] for r in rows[:15]], [r[3] for r in rows[:15]], "Change", horizontal=True),
+		"chart": charts.bar(
+			"Change in revenue by item",
+			[r[0] for r in rows[:15]],
+			[r[3] for r in rows[:15]],
+			"Change",
+			horizontal=True,
+		),
 	}
 
 
@@ -114,7 +147,9 @@ def bought_together(data: dict, p: dict) -> dict:
 		support = together / documents
 		lift = support / ((item_docs[a] / documents) * (item_docs[b] / documents))
 		rows.append([f"{a} + {b}", int(together), rounded(support * 100), rounded(lift)])
-	observations = [f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."]
+	observations = [
+		f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."
+	]
 	if rows:
 		observations.append(f"Most frequent pair: {rows[0][0]} on {rows[0][1]} invoices (lift {rows[0][3]}).")
 	return {
@@ -122,7 +157,13 @@ def bought_together(data: dict, p: dict) -> dict:
 		"observations": observations,
 		"recommendations": ["Bundle or cross-sell the pairs with lift above 1."] if rows else [],
 		"table": table(["pair", "invoices", "support %", "lift"], rows),
-		"chart": charts.bar("Items bought together", [r[0] for r in rows[:15]], [r[1] for r in rows[:15]], "Invoices", horizontal=True),
+		"chart": charts.bar(
+			"Items bought together",
+			[r[0] for r in rows[:15]],
+			[r[1] for r in rows[:15]],
+			"Invoices",
+			horizontal=True,
+		),
 	}
 
 
@@ -157,7 +198,12 @@ def price_volume(data: dict, p: dict) -> dict:
 			+ "."
 		],
 		"table": table(["effect", "amount"], [[n, rounded(v)] for n, v in parts]),
-		"chart": charts.bar("Revenue change: price, volume, new and lost items", [n for n, _ in parts], [rounded(v) for _, v in parts], "Change"),
+		"chart": charts.bar(
+			"Revenue change: price, volume, new and lost items",
+			[n for n, _ in parts],
+			[rounded(v) for _, v in parts],
+			"Change",
+		),
 	}
 
 
@@ -184,8 +230,22 @@ ANALYSES = [
 		{"sales": ("item", "amount")},
 		abc_items,
 		(
-			Param("a_share", "float", 80.0, "cumulative revenue share (%) that closes class A", minimum=1, maximum=99),
-			Param("b_share", "float", 95.0, "cumulative revenue share (%) that closes class B", minimum=1, maximum=100),
+			Param(
+				"a_share",
+				"float",
+				80.0,
+				"cumulative revenue share (%) that closes class A",
+				minimum=1,
+				maximum=99,
+			),
+			Param(
+				"b_share",
+				"float",
+				95.0,
+				"cumulative revenue share (%) that closes class B",
+				minimum=1,
+				maximum=100,
+			),
 		),
 		tags=("pareto", "classification"),
 	),

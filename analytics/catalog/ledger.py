@@ -19,7 +19,9 @@ def _edges(text: str) -> tuple[int, ...]:
 	try:
 		edges = tuple(int(x) for x in str(text).split(",") if x.strip())
 	except ValueError:
-		raise AnalyticsError(f"Parameter 'buckets' must be whole numbers separated by commas; got {text!r}") from None
+		raise AnalyticsError(
+			f"Parameter 'buckets' must be whole numbers separated by commas; got {text!r}"
+		) from None
 	if not edges or any(b <= a for a, b in zip(edges, edges[1:], strict=False)) or edges[0] <= 0:
 		raise AnalyticsError(f"Parameter 'buckets' must be increasing positive day counts; got {text!r}")
 	return edges
@@ -51,12 +53,17 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 			return empty_result()
 		when = pd.Timestamp(as_of(frame, p, "posting_date"))
 		window = p["days"]
-		recent = frame[(frame["posting_date"] > when - pd.Timedelta(days=window)) & (frame["posting_date"] <= when)]
+		recent = frame[
+			(frame["posting_date"] > when - pd.Timedelta(days=window)) & (frame["posting_date"] <= when)
+		]
 		billed = float(recent["amount"].sum())
 		owed_now = float(frame["outstanding"].sum())
 		value = owed_now / billed * window if billed else None
 		per = pd.DataFrame(
-			{"owed": frame.groupby("party")["outstanding"].sum(), "billed": recent.groupby("party")["amount"].sum()}
+			{
+				"owed": frame.groupby("party")["outstanding"].sum(),
+				"billed": recent.groupby("party")["amount"].sum(),
+			}
 		).fillna(0.0)
 		with np.errstate(divide="ignore", invalid="ignore"):
 			per["days"] = np.where(per["billed"] > 0, per["owed"] / per["billed"] * window, np.nan)
@@ -73,7 +80,13 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 				f"{window} days to {when.date()}."
 			],
 			"table": table([party, "outstanding", f"invoiced last {window} days", days_metric], rows),
-			"chart": charts.bar(f"{days_metric} by {party}", [r[0] for r in rows[:15]], [r[3] for r in rows[:15]], "Days", horizontal=True),
+			"chart": charts.bar(
+				f"{days_metric} by {party}",
+				[r[0] for r in rows[:15]],
+				[r[3] for r in rows[:15]],
+				"Days",
+				horizontal=True,
+			),
 			"warnings": as_of_note(p, np.datetime64(when.date())),
 		}
 
@@ -84,7 +97,9 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 		when = as_of(frame, p, "posting_date", "due_date")
 		late = _open(frame)
 		late = late[late["due_date"] < pd.Timestamp(when)].copy()
-		late["days_overdue"] = (np.datetime64(when, "D") - late["due_date"].to_numpy().astype("datetime64[D]")).astype(float)
+		late["days_overdue"] = (
+			np.datetime64(when, "D") - late["due_date"].to_numpy().astype("datetime64[D]")
+		).astype(float)
 		out = blocks.breakdown(
 			late,
 			"party",
@@ -93,7 +108,10 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 			unit="currency",
 			noun=party,
 			top_n=p["top_n"],
-			extra={"documents": (late["document"].to_numpy(), "count"), "oldest days": (late["days_overdue"].to_numpy(), "max")},
+			extra={
+				"documents": (late["document"].to_numpy(), "count"),
+				"oldest days": (late["days_overdue"].to_numpy(), "max"),
+			},
 		)
 		out.pop("metrics", None)
 		out["warnings"] = as_of_note(p, when)
@@ -110,9 +128,14 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 		future = frame[~overdue]
 		rows = [["Overdue", rounded(frame.loc[overdue, "outstanding"].sum()), int(overdue.sum())]]
 		if len(future):
-			starts, amounts = periods.aggregate(future["due_date"].to_numpy(), future["outstanding"].to_numpy(), freq)
+			starts, amounts = periods.aggregate(
+				future["due_date"].to_numpy(), future["outstanding"].to_numpy(), freq
+			)
 			_, counts = periods.aggregate(future["due_date"].to_numpy(), None, freq, "count")
-			rows += [[lab, rounded(a), int(c)] for lab, a, c in zip(periods.labels(starts, freq), amounts, counts, strict=True)]
+			rows += [
+				[lab, rounded(a), int(c)]
+				for lab, a, c in zip(periods.labels(starts, freq), amounts, counts, strict=True)
+			]
 		soon = frame[(due >= when) & (due <= when + np.timedelta64(30, "D"))]["outstanding"].sum()
 		return {
 			"kpis": [
@@ -124,7 +147,9 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 				f"{num(rows[0][1])} is already overdue; {num(soon)} falls due in the 30 days after {str(when)[:10]}."
 			],
 			"table": table([f"due {periods.NOUN[freq]}", "amount", "documents"], rows),
-			"chart": charts.bar(f"{word.capitalize()} by due date", [r[0] for r in rows], [r[1] for r in rows], "Amount"),
+			"chart": charts.bar(
+				f"{word.capitalize()} by due date", [r[0] for r in rows], [r[1] for r in rows], "Amount"
+			),
 			"warnings": as_of_note(p, when),
 		}
 
@@ -240,10 +265,15 @@ def due_soon(data: dict, p: dict) -> dict:
 	when = as_of(data["payables"], p, "posting_date", "due_date")
 	due = frame["due_date"].to_numpy().astype("datetime64[D]")
 	soon = frame[(due >= when) & (due <= when + np.timedelta64(p["days"], "D"))]
-	out = blocks.breakdown(soon, "party", "outstanding", label="Due soon", unit="currency", noun="supplier", top_n=p["top_n"])
+	out = blocks.breakdown(
+		soon, "party", "outstanding", label="Due soon", unit="currency", noun="supplier", top_n=p["top_n"]
+	)
 	out.pop("metrics", None)
 	if len(soon):
-		out["observations"].insert(0, f"{num(soon['outstanding'].sum())} falls due to {soon['party'].nunique()} suppliers in the {p['days']} days after {str(when)[:10]}.")
+		out["observations"].insert(
+			0,
+			f"{num(soon['outstanding'].sum())} falls due to {soon['party'].nunique()} suppliers in the {p['days']} days after {str(when)[:10]}.",
+		)
 	out["warnings"] = as_of_note(p, when)
 	return out
 

@@ -8,7 +8,7 @@ import pandas as pd
 from analytics import blocks, charts
 from analytics.catalog.base import TOP_N, Analysis, Param
 from analytics.catalog.rows import MONTHS, breakdown_row, ratio_by_row, ratio_trend_row, recent_windows
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import empty_result, kpi, num, plural, rounded, table
 
 
 def profit(frame: pd.DataFrame) -> np.ndarray:
@@ -16,7 +16,10 @@ def profit(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _profit_kpis(frame: pd.DataFrame) -> list[dict]:
-	return [kpi("Gross profit", float(profit(frame).sum()), "currency"), kpi("Revenue", frame["amount"].sum(), "currency")]
+	return [
+		kpi("Gross profit", float(profit(frame).sum()), "currency"),
+		kpi("Revenue", frame["amount"].sum(), "currency"),
+	]
 
 
 def _by(key: str, by: str, noun: str, words: str) -> Analysis:
@@ -48,25 +51,40 @@ def loss_makers(data: dict, p: dict) -> dict:
 		from analytics.errors import AnalyticsError
 
 		raise AnalyticsError(f"Dataset 'sales' is missing column {by!r} needed for by={by!r}")
-	per = pd.DataFrame({"revenue": frame.groupby(by)["amount"].sum(), "cost": frame.groupby(by)["cost"].sum()})
+	per = pd.DataFrame(
+		{"revenue": frame.groupby(by)["amount"].sum(), "cost": frame.groupby(by)["cost"].sum()}
+	)
 	per["profit"] = per["revenue"] - per["cost"]
 	losing = per[per["profit"] < 0].sort_values("profit")
 	loss = float(losing["profit"].sum())
 	with np.errstate(divide="ignore", invalid="ignore"):
 		margin = np.where(losing["revenue"] != 0, losing["profit"] / losing["revenue"] * 100, np.nan)
-	rows = [[str(k), rounded(r.revenue), rounded(r.cost), rounded(r.profit), rounded(m)] for (k, r), m in zip(losing.iterrows(), margin, strict=True)]
+	rows = [
+		[str(k), rounded(r.revenue), rounded(r.cost), rounded(r.profit), rounded(m)]
+		for (k, r), m in zip(losing.iterrows(), margin, strict=True)
+	]
 	noun = by.replace("_", " ").replace("party", "customer")
 	return {
 		"kpis": [
-			kpi(f"Loss-making {noun}s", len(losing), "count"),
+			kpi(f"Loss-making {plural(noun)}", len(losing), "count"),
 			kpi("Total loss", loss, "currency"),
 			kpi("Gross profit overall", per["profit"].sum(), "currency"),
 		],
-		"observations": [f"{len(losing)} of {len(per)} {noun}s sell below cost, losing {num(-loss)} in total."]
+		"observations": [
+			f"{len(losing)} of {len(per)} {plural(noun)} sell below cost, losing {num(-loss)} in total."
+		]
 		+ ([f"Largest loss: {rows[0][0]} ({num(rows[0][3])})."] if rows else []),
-		"recommendations": [f"Review prices and costs of the loss-making {noun}s, largest first."] if rows else [],
+		"recommendations": [f"Review prices and costs of the loss-making {plural(noun)}, largest first."]
+		if rows
+		else [],
 		"table": table([noun, "revenue", "cost", "profit", "margin %"], rows),
-		"chart": charts.bar(f"Loss-making {noun}s", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Profit", horizontal=True),
+		"chart": charts.bar(
+			f"Loss-making {plural(noun)}",
+			[r[0] for r in rows[:20]],
+			[r[3] for r in rows[:20]],
+			"Profit",
+			horizontal=True,
+		),
 	}
 
 
@@ -79,7 +97,11 @@ def margin_erosion(data: dict, p: dict) -> dict:
 	sides = []
 	for low, high in ((prior_start, current_start), (current_start, current_end)):
 		part = frame[(dates >= low) & (dates < high)]
-		sides.append(pd.DataFrame({"revenue": part.groupby("item")["amount"].sum(), "cost": part.groupby("item")["cost"].sum()}))
+		sides.append(
+			pd.DataFrame(
+				{"revenue": part.groupby("item")["amount"].sum(), "cost": part.groupby("item")["cost"].sum()}
+			)
+		)
 	both = sides[0].merge(sides[1], left_index=True, right_index=True, suffixes=("_0", "_1"))
 	both = both[(both["revenue_0"] > 0) & (both["revenue_1"] > 0)]
 	if not len(both):
@@ -87,8 +109,16 @@ def margin_erosion(data: dict, p: dict) -> dict:
 	m0 = (both["revenue_0"] - both["cost_0"]) / both["revenue_0"] * 100
 	m1 = (both["revenue_1"] - both["cost_1"]) / both["revenue_1"] * 100
 	change = (m1 - m0).sort_values()
-	overall0 = (sides[0]["revenue"].sum() - sides[0]["cost"].sum()) / sides[0]["revenue"].sum() * 100 if sides[0]["revenue"].sum() else None
-	overall1 = (sides[1]["revenue"].sum() - sides[1]["cost"].sum()) / sides[1]["revenue"].sum() * 100 if sides[1]["revenue"].sum() else None
+	overall0 = (
+		(sides[0]["revenue"].sum() - sides[0]["cost"].sum()) / sides[0]["revenue"].sum() * 100
+		if sides[0]["revenue"].sum()
+		else None
+	)
+	overall1 = (
+		(sides[1]["revenue"].sum() - sides[1]["cost"].sum()) / sides[1]["revenue"].sum() * 100
+		if sides[1]["revenue"].sum()
+		else None
+	)
 	rows = [[str(i), rounded(m0[i]), rounded(m1[i]), rounded(change[i])] for i in change.index]
 	falling = int((change < 0).sum())
 	return {
@@ -101,9 +131,19 @@ def margin_erosion(data: dict, p: dict) -> dict:
 			f"Gross margin {num(overall0, '%')} → {num(overall1, '%')} (last {p['months']} months against the "
 			f"{p['months']} before); {falling} of {len(both)} items lost margin."
 		]
-		+ ([f"Largest drop: {rows[0][0]} ({rows[0][1]:.1f}% → {rows[0][2]:.1f}%)."] if rows and rows[0][3] < 0 else []),
+		+ (
+			[f"Largest drop: {rows[0][0]} ({rows[0][1]:.1f}% → {rows[0][2]:.1f}%)."]
+			if rows and rows[0][3] < 0
+			else []
+		),
 		"table": table(["item", "margin % before", "margin % now", "change (points)"], rows),
-		"chart": charts.bar("Change in gross margin by item (points)", [r[0] for r in rows[:20]], [r[3] for r in rows[:20]], "Points", horizontal=True),
+		"chart": charts.bar(
+			"Change in gross margin by item (points)",
+			[r[0] for r in rows[:20]],
+			[r[3] for r in rows[:20]],
+			"Points",
+			horizontal=True,
+		),
 	}
 
 

@@ -17,7 +17,10 @@ def budget_vs_actual(data: dict, p: dict) -> dict:
 	frame = data["projects"]
 	frame = frame[frame["budget"] > 0]
 	if not len(frame):
-		return {**empty_result("projects with a budget"), "warnings": ["No project has a budget (estimated cost)."]}
+		return {
+			**empty_result("projects with a budget"),
+			"warnings": ["No project has a budget (estimated cost)."],
+		}
 	per = frame.set_index("project")[["budget", "actual_cost"]].copy()
 	per["variance"] = per["actual_cost"] - per["budget"]
 	per["used"] = per["actual_cost"] / per["budget"] * 100
@@ -28,9 +31,21 @@ def budget_vs_actual(data: dict, p: dict) -> dict:
 	per = per.sort_values("variance", ascending=False)
 	over = per[per["variance"] > 0]
 	# Spending well ahead of progress is the early sign of an overrun.
-	ahead = per[per["progress"].notna() & (per["used"] > per["progress"] + p["tolerance"]) & (per["variance"] <= 0)]
+	ahead = per[
+		per["progress"].notna() & (per["used"] > per["progress"] + p["tolerance"]) & (per["variance"] <= 0)
+	]
 	total_budget, total_actual = float(per["budget"].sum()), float(per["actual_cost"].sum())
-	rows = [[str(k), rounded(r.budget), rounded(r.actual_cost), rounded(r.variance), rounded(r.used), rounded(r.progress)] for k, r in per.iterrows()]
+	rows = [
+		[
+			str(k),
+			rounded(r.budget),
+			rounded(r.actual_cost),
+			rounded(r.variance),
+			rounded(r.used),
+			rounded(r.progress),
+		]
+		for k, r in per.iterrows()
+	]
 	return {
 		"kpis": [
 			kpi("Budget", total_budget, "currency"),
@@ -42,12 +57,22 @@ def budget_vs_actual(data: dict, p: dict) -> dict:
 			f"{len(per)} projects: {num(total_actual)} spent against {num(total_budget)} budgeted "
 			f"({num(total_actual / total_budget * 100, '%')}); {len(over)} over budget."
 		]
-		+ ([f"Most over: {rows[0][0]} by {num(rows[0][3])} ({rows[0][4]:.0f}% of budget)."] if len(over) else []),
+		+ (
+			[f"Most over: {rows[0][0]} by {num(rows[0][3])} ({rows[0][4]:.0f}% of budget)."]
+			if len(over)
+			else []
+		),
 		"watch_outs": [
-			f"{k} has used {r.used:.0f}% of its budget at {r.progress:.0f}% progress." for k, r in ahead.head(3).iterrows()
+			f"{k} has used {r.used:.0f}% of its budget at {r.progress:.0f}% progress."
+			for k, r in ahead.head(3).iterrows()
 		],
 		"table": table(["project", "budget", "actual", "variance", "used %", "progress %"], rows),
-		"chart": charts.grouped("Budget against actual cost", [r[0] for r in rows[:15]], {"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]}, "Cost"),
+		"chart": charts.grouped(
+			"Budget against actual cost",
+			[r[0] for r in rows[:15]],
+			{"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]},
+			"Cost",
+		),
 	}
 
 
@@ -58,10 +83,15 @@ def overdue(data: dict, p: dict) -> dict:
 	when = as_of(frame, p, "start_date", "end_date")
 	open_ = frame[~frame["status"].astype(str).str.lower().isin(CLOSED)]
 	late = open_[open_["end_date"].notna() & (open_["end_date"] < pd.Timestamp(when))].copy()
-	late["days_late"] = (np.datetime64(when, "D") - late["end_date"].to_numpy().astype("datetime64[D]")).astype(int)
+	late["days_late"] = (
+		np.datetime64(when, "D") - late["end_date"].to_numpy().astype("datetime64[D]")
+	).astype(int)
 	late = late.sort_values("days_late", ascending=False)
 	has_progress = "progress" in late
-	rows = [[r.project, str(r.end_date.date()), int(r.days_late), rounded(r.progress) if has_progress else None] for r in late.itertuples()]
+	rows = [
+		[r.project, str(r.end_date.date()), int(r.days_late), rounded(r.progress) if has_progress else None]
+		for r in late.itertuples()
+	]
 	return {
 		"kpis": [
 			kpi("Overdue projects", len(late), "count"),
@@ -71,7 +101,13 @@ def overdue(data: dict, p: dict) -> dict:
 		"observations": [f"{len(late)} of {len(open_)} open projects are past their expected end date."]
 		+ ([f"Latest: {rows[0][0]}, {rows[0][2]} days past {rows[0][1]}."] if rows else []),
 		"table": table(["project", "expected end", "days late", "progress %"], rows),
-		"chart": charts.bar("Overdue projects (days late)", [r[0] for r in rows[:20]], [r[2] for r in rows[:20]], "Days late", horizontal=True),
+		"chart": charts.bar(
+			"Overdue projects (days late)",
+			[r[0] for r in rows[:20]],
+			[r[2] for r in rows[:20]],
+			"Days late",
+			horizontal=True,
+		),
 		"warnings": as_of_note(p, when),
 	}
 
@@ -87,7 +123,9 @@ def issue_resolution(data: dict, p: dict) -> dict:
 		return empty_result("resolved issues")
 	done["days"] = (done["resolved"] - done["opened"]).dt.days.astype(float)
 	within = float((done["days"] <= p["target_days"]).mean() * 100)
-	per = done.groupby("priority")["days"].agg(["size", "mean", "median"]).sort_values("mean", ascending=False)
+	per = (
+		done.groupby("priority")["days"].agg(["size", "mean", "median"]).sort_values("mean", ascending=False)
+	)
 	rows = [[str(k), int(r["size"]), rounded(r["mean"]), rounded(r["median"])] for k, r in per.iterrows()]
 	return {
 		"kpis": [
@@ -102,7 +140,9 @@ def issue_resolution(data: dict, p: dict) -> dict:
 		]
 		+ ([f"Slowest priority: {rows[0][0]} (average {num(rows[0][2], 'days')})."] if rows else []),
 		"table": table(["priority", "issues", "average days", "median days"], rows),
-		"chart": charts.bar("Average days to resolve by priority", [r[0] for r in rows], [r[2] for r in rows], "Days"),
+		"chart": charts.bar(
+			"Average days to resolve by priority", [r[0] for r in rows], [r[2] for r in rows], "Days"
+		),
 	}
 
 
@@ -118,10 +158,16 @@ def issue_backlog(data: dict, p: dict) -> dict:
 	ends = np.array([periods.end_of(s, freq) for s in starts])
 	opened_sorted = np.sort(frame["opened"].to_numpy().astype("datetime64[D]"))
 	resolved_sorted = np.sort(resolved_dates.astype("datetime64[D]"))
-	backlog = np.searchsorted(opened_sorted, ends, side="right") - np.searchsorted(resolved_sorted, ends, side="right")
+	backlog = np.searchsorted(opened_sorted, ends, side="right") - np.searchsorted(
+		resolved_sorted, ends, side="right"
+	)
 	labels = periods.labels(starts, freq)
-	rows = [[lab, int(o), int(r), int(b)] for lab, o, r, b in zip(labels, opened, resolved, backlog, strict=True)]
-	figure = charts.grouped("Issues opened and resolved", labels, {"Opened": list(opened), "Resolved": list(resolved)}, "Issues")
+	rows = [
+		[lab, int(o), int(r), int(b)] for lab, o, r, b in zip(labels, opened, resolved, backlog, strict=True)
+	]
+	figure = charts.grouped(
+		"Issues opened and resolved", labels, {"Opened": list(opened), "Resolved": list(resolved)}, "Issues"
+	)
 	growing = len(backlog) > 1 and backlog[-1] > backlog[0]
 	return {
 		"kpis": [

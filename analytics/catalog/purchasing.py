@@ -7,12 +7,22 @@ import pandas as pd
 
 from analytics import charts
 from analytics.catalog.base import AS_OF, TOP_N, Analysis
-from analytics.catalog.rows import MONTHS, as_of, as_of_note, breakdown_row, ratio_by_row, recent_windows, trend_row
+from analytics.catalog.rows import (
+	MONTHS,
+	as_of,
+	as_of_note,
+	breakdown_row,
+	ratio_by_row,
+	recent_windows,
+	trend_row,
+)
 from analytics.result import empty_result, kpi, num, rounded, table
 
 
 def _days(later: pd.Series, earlier: pd.Series) -> np.ndarray:
-	return (later.to_numpy().astype("datetime64[D]") - earlier.to_numpy().astype("datetime64[D]")).astype(float)
+	return (later.to_numpy().astype("datetime64[D]") - earlier.to_numpy().astype("datetime64[D]")).astype(
+		float
+	)
 
 
 def _received(frame: pd.DataFrame, p: dict) -> tuple[pd.DataFrame, list[str]]:
@@ -48,7 +58,10 @@ def price_changes(data: dict, p: dict) -> dict:
 	both = a.merge(b, left_index=True, right_index=True, suffixes=("_0", "_1"))
 	both = both[(both["quantity_0"] > 0) & (both["quantity_1"] > 0)]
 	if not len(both):
-		return {**empty_result("items bought in both windows"), "warnings": ["No item was bought in both windows."]}
+		return {
+			**empty_result("items bought in both windows"),
+			"warnings": ["No item was bought in both windows."],
+		}
 	p0 = both["amount_0"] / both["quantity_0"]
 	p1 = both["amount_1"] / both["quantity_1"]
 	impact = (p1 - p0) * both["quantity_1"]
@@ -68,9 +81,17 @@ def price_changes(data: dict, p: dict) -> dict:
 			f"Prices paid moved {inflation:+.1f}% (weighted by current quantities) on {len(both)} items bought in both "
 			f"{p['months']}-month windows; the change cost {num(impact.sum())}."
 		],
-		"watch_outs": [f"Largest price rise by cost: {rows[0][0]} ({rows[0][3]:+.1f}%)."] if rows and rows[0][4] > 0 else [],
+		"watch_outs": [f"Largest price rise by cost: {rows[0][0]} ({rows[0][3]:+.1f}%)."]
+		if rows and rows[0][4] > 0
+		else [],
 		"table": table(["item", "price before", "price now", "change %", "cost impact"], rows),
-		"chart": charts.bar("Cost impact of price changes", [r[0] for r in rows[:15]], [r[4] for r in rows[:15]], "Impact", horizontal=True),
+		"chart": charts.bar(
+			"Cost impact of price changes",
+			[r[0] for r in rows[:15]],
+			[r[4] for r in rows[:15]],
+			"Impact",
+			horizontal=True,
+		),
 	}
 
 
@@ -78,7 +99,9 @@ def single_source(data: dict, p: dict) -> dict:
 	frame = data["purchases"]
 	if not len(frame):
 		return empty_result()
-	per = frame.groupby("item").agg(suppliers=("party", "nunique"), supplier=("party", "first"), spend=("amount", "sum"))
+	per = frame.groupby("item").agg(
+		suppliers=("party", "nunique"), supplier=("party", "first"), spend=("amount", "sum")
+	)
 	single = per[per["suppliers"] == 1].sort_values("spend", ascending=False)
 	total = float(per["spend"].sum())
 	share = float(single["spend"].sum()) / total * 100 if total else None
@@ -90,11 +113,21 @@ def single_source(data: dict, p: dict) -> dict:
 			kpi("Spend on single-source items", single["spend"].sum(), "currency"),
 			kpi("Share of spend", share, "%"),
 		],
-		"observations": [f"{len(single)} of {len(per)} items come from one supplier only ({num(share, '%')} of spend)."],
-		"watch_outs": [f"Largest single-source item: {rows[0][0]} from {rows[0][1]} ({num(rows[0][2])})."] if rows else [],
+		"observations": [
+			f"{len(single)} of {len(per)} items come from one supplier only ({num(share, '%')} of spend)."
+		],
+		"watch_outs": [f"Largest single-source item: {rows[0][0]} from {rows[0][1]} ({num(rows[0][2])})."]
+		if rows
+		else [],
 		"recommendations": ["Qualify a second supplier for the largest single-source items."] if rows else [],
 		"table": table(["item", "supplier", "spend"], rows),
-		"chart": charts.bar("Spend on single-source items", [r[0] for r in rows[:15]], [r[2] for r in rows[:15]], "Spend", horizontal=True),
+		"chart": charts.bar(
+			"Spend on single-source items",
+			[r[0] for r in rows[:15]],
+			[r[2] for r in rows[:15]],
+			"Spend",
+			horizontal=True,
+		),
 	}
 
 
@@ -116,7 +149,9 @@ def open_orders(data: dict, p: dict) -> dict:
 	)
 	per = per.sort_values("open_value", ascending=False)
 	overdue = float(pending.loc[pending["overdue"], "open_value"].sum())
-	rows = [[str(k), rounded(r.open_value), int(r.lines), rounded(r.overdue_value)] for k, r in per.iterrows()]
+	rows = [
+		[str(k), rounded(r.open_value), int(r.lines), rounded(r.overdue_value)] for k, r in per.iterrows()
+	]
 	return {
 		"kpis": [
 			kpi("Open order value", pending["open_value"].sum(), "currency"),
@@ -128,7 +163,9 @@ def open_orders(data: dict, p: dict) -> dict:
 			f"{len(pending)} order lines worth {num(pending['open_value'].sum())} are not fully received; "
 			f"{int(pending['overdue'].sum())} ({num(overdue)}) are past their promised date."
 		],
-		"recommendations": [f"Chase {rows[0][0]} first: {num(rows[0][3])} overdue."] if overdue and rows else [],
+		"recommendations": [f"Chase {rows[0][0]} first: {num(rows[0][3])} overdue."]
+		if overdue and rows
+		else [],
 		"table": table(["supplier", "open value", "open lines", "overdue value"], rows),
 		"chart": charts.grouped(
 			"Open purchase orders by supplier",

@@ -141,7 +141,14 @@ def breakdown_row(
 
 	top = Param(TOP_N.name, TOP_N.kind, top_n, TOP_N.description, minimum=1, maximum=100)
 	return Analysis(
-		key, key.split(".")[0], title, purpose, {dataset: (by, *columns)}, compute, (top,), tags=("breakdown", *tags)
+		key,
+		key.split(".")[0],
+		title,
+		purpose,
+		{dataset: (by, *columns)},
+		compute,
+		(top,),
+		tags=("breakdown", *tags),
 	)
 
 
@@ -276,7 +283,9 @@ def stacked_row(
 
 	def compute(data: dict, p: dict) -> dict:
 		frame = keep(data[dataset], where)
-		return blocks.stacked(frame, date, by, value_of(frame, value), freq=p["freq"], label=label, top_n=p["top_n"])
+		return blocks.stacked(
+			frame, date, by, value_of(frame, value), freq=p["freq"], label=label, top_n=p["top_n"]
+		)
 
 	top = Param("top_n", "int", 6, "how many groups to show before 'Others'", minimum=1, maximum=20)
 	return Analysis(
@@ -291,7 +300,9 @@ def stacked_row(
 	)
 
 
-def recent_windows(dates: pd.Series, months: int, end: object = None) -> tuple[pd.Timestamp, pd.Timestamp, pd.Timestamp]:
+def recent_windows(
+	dates: pd.Series, months: int, end: object = None
+) -> tuple[pd.Timestamp, pd.Timestamp, pd.Timestamp]:
 	"""(prior start, current start, current end exclusive): the last `months` whole calendar months
 	up to the latest date, and the `months` before them."""
 	last = pd.Timestamp(end) if end else dates.max()

@@ -28,7 +28,8 @@ def year_over_year(data: dict, p: dict) -> dict:
 	months = range(1, last_month + 1)
 	ytd, ytd_prior = float(now[list(months)].sum()), float(before[list(months)].sum())
 	rows = [
-		[MONTH_NAMES[m - 1], rounded(now[m]), rounded(before[m]), pct_change(now[m], before[m])] for m in months
+		[MONTH_NAMES[m - 1], rounded(now[m]), rounded(before[m]), pct_change(now[m], before[m])]
+		for m in months
 	]
 	observations = [
 		f"{year} to {MONTH_NAMES[last_month - 1]}: {num(ytd)} against {num(ytd_prior)} in {year - 1} "
@@ -52,7 +53,10 @@ def year_over_year(data: dict, p: dict) -> dict:
 		"chart": charts.grouped(
 			"Revenue by month, year on year",
 			[MONTH_NAMES[m - 1] for m in months],
-			{str(year - 1): [rounded(before[m]) for m in months], str(year): [rounded(now[m]) for m in months]},
+			{
+				str(year - 1): [rounded(before[m]) for m in months],
+				str(year): [rounded(now[m]) for m in months],
+			},
 			"Revenue",
 		),
 	}
@@ -72,7 +76,12 @@ def weekday_pattern(data: dict, p: dict) -> dict:
 	best = int(np.nanargmax(average.to_numpy())) if average.notna().any() else 0
 	worst = int(np.nanargmin(average.to_numpy())) if average.notna().any() else 0
 	rows = [
-		[WEEKDAYS[d], rounded(totals[d]), rounded(average[d]), rounded(totals[d] / total * 100) if total else None]
+		[
+			WEEKDAYS[d],
+			rounded(totals[d]),
+			rounded(average[d]),
+			rounded(totals[d] / total * 100) if total else None,
+		]
 		for d in range(7)
 	]
 	return {
@@ -92,7 +101,10 @@ def weekday_pattern(data: dict, p: dict) -> dict:
 
 def _returns_kpis(frame: pd.DataFrame) -> list[dict]:
 	returns = -frame["amount"].clip(upper=0).sum()
-	return [kpi("Returns", returns, "currency"), kpi("Gross sales", frame["amount"].clip(lower=0).sum(), "currency")]
+	return [
+		kpi("Returns", returns, "currency"),
+		kpi("Gross sales", frame["amount"].clip(lower=0).sum(), "currency"),
+	]
 
 
 ANALYSES = [

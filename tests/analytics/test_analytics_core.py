@@ -226,9 +226,30 @@ def test_normalise_drops_by_rule_and_reports_why():
 
 def test_normalise_drops_rows_by_status_text():
 	rows = [
-		{"document": "X", "posting_date": "2025-01-01", "due_date": "2025-02-01", "amount": 1, "outstanding": 1, "status": "Cancelled"},
-		{"document": "Y", "posting_date": "2025-01-01", "due_date": "2025-02-01", "amount": 1, "outstanding": 1, "status": "Draft"},
-		{"document": "Z", "posting_date": "2025-01-01", "due_date": "2025-02-01", "amount": 1, "outstanding": 1, "status": "Overdue"},
+		{
+			"document": "X",
+			"posting_date": "2025-01-01",
+			"due_date": "2025-02-01",
+			"amount": 1,
+			"outstanding": 1,
+			"status": "Cancelled",
+		},
+		{
+			"document": "Y",
+			"posting_date": "2025-01-01",
+			"due_date": "2025-02-01",
+			"amount": 1,
+			"outstanding": 1,
+			"status": "Draft",
+		},
+		{
+			"document": "Z",
+			"posting_date": "2025-01-01",
+			"due_date": "2025-02-01",
+			"amount": 1,
+			"outstanding": 1,
+			"status": "Overdue",
+		},
 	]
 	out = normalise("receivables", rows, ["outstanding"])
 	assert out.frame["document"].tolist() == ["Z"]
@@ -273,11 +294,21 @@ def test_empty_input_gives_typed_empty_frame():
 
 def test_billable_flags_parse_yes_no():
 	rows = [{"date": "2025-01-01", "hours": 1, "billable": v} for v in (1, 0, "Yes", "false", True)]
-	assert normalise("timesheets", rows, ["billable"]).frame["billable"].tolist() == [True, False, True, False, True]
+	assert normalise("timesheets", rows, ["billable"]).frame["billable"].tolist() == [
+		True,
+		False,
+		True,
+		False,
+		True,
+	]
 
 
 def test_empty_required_numbers_count_as_zero_with_a_warning():
-	out = normalise("sales", [{"date": "2025-01-01", "amount": None}, {"date": "2025-01-02", "amount": 3}], ["date", "amount"])
+	out = normalise(
+		"sales",
+		[{"date": "2025-01-01", "amount": None}, {"date": "2025-01-02", "amount": 3}],
+		["date", "amount"],
+	)
 	assert out.frame["amount"].tolist() == [0.0, 3.0]
 	assert any("counted as 0" in w for w in out.warnings)
 
@@ -288,19 +319,28 @@ def test_empty_required_numbers_count_as_zero_with_a_warning():
 def test_kpi_change_is_percent_against_prior_and_points_for_percentages():
 	assert kpi("Revenue", 110, "currency", prior=100)["change"] == 10.0
 	assert kpi("Margin", 30.0, "%", prior=25.0)["change_points"] == 5.0
-	assert "change" not in kpi("New", 5, "count", prior=0) or kpi("New", 5, "count", prior=0)["change"] is None
+	assert (
+		"change" not in kpi("New", 5, "count", prior=0) or kpi("New", 5, "count", prior=0)["change"] is None
+	)
 
 
 def test_summary_for_model_is_bounded_whatever_the_size():
 	huge = {
 		"key": "sales.monthly_trend",
 		"title": "T",
-		"kpis": [{"label": f"KPI number {i} " + "x" * 50, "value": i * 1.5, "unit": "currency", "change": 3.2} for i in range(200)],
+		"kpis": [
+			{"label": f"KPI number {i} " + "x" * 50, "value": i * 1.5, "unit": "currency", "change": 3.2}
+			for i in range(200)
+		],
 		"observations": ["A long sentence with many numbers 1,234,567 " * 20 for _ in range(100)],
 		"watch_outs": ["Careful " * 100] * 20,
 		"recommendations": ["Do this " * 100] * 20,
 		"warnings": ["w" * 500] * 20,
-		"table": {"columns": [f"c{i}" for i in range(30)], "rows": [["y" * 200] * 30 for _ in range(10_000)], "total_rows": 10_000},
+		"table": {
+			"columns": [f"c{i}" for i in range(30)],
+			"rows": [["y" * 200] * 30 for _ in range(10_000)],
+			"total_rows": 10_000,
+		},
 		"dropped": {"sales": {"cancelled": 5}},
 		"chart": {"data": [{"type": "scatter", "x": list(range(10_000)), "y": list(range(10_000))}]},
 	}
