@@ -555,6 +555,9 @@ def normalise(
 				columns[col.name] = pd.Series([], dtype=object)
 		return Normalised(pd.DataFrame(columns), dropped, warnings)
 
+	if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
+		# Columns are rebuilt on a fresh 0..n index below; a filtered frame's labels would misalign.
+		frame = frame.reset_index(drop=True)
 	known = [c for c in spec.columns if c.name in frame.columns and (wanted is None or c.name in wanted)]
 	out = {}
 	for col in known:

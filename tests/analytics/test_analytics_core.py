@@ -347,3 +347,9 @@ def test_summary_for_model_is_bounded_whatever_the_size():
 	summary = summary_for_model(huge)
 	assert len(json.dumps(summary)) <= 2400
 	assert summary["chart"] is True and summary["kpis"]
+
+
+def test_normalise_keeps_rows_of_a_filtered_frame():
+	frame = pd.DataFrame({"date": ["2025-01-01", "2025-02-01", "2025-03-01"], "amount": [1.0, 2.0, 3.0]})
+	out = normalise("sales", frame[frame["amount"] > 1], ["date", "amount"])
+	assert out.frame["amount"].tolist() == [2.0, 3.0] and not out.dropped
