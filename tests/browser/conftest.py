@@ -59,7 +59,9 @@ def static_url():
 @pytest.fixture(scope="session")
 def browser():
 	if not Path(CHROMIUM).exists():
-		pytest.skip(f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium) to run browser tests")
+		pytest.skip(
+			f"{CHROMIUM} is absent: install Debian's chromium (apt-get install -y chromium) to run browser tests"
+		)
 	sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 	with sync_api.sync_playwright() as playwright:
 		browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)

@@ -3,7 +3,8 @@
 (function () {
 	"use strict";
 
-	const SHORTCUT = "ctrl+shift+k";
+	// frappe.ui.keys names keys shift before ctrl (see get_key): Ctrl+Shift+K is "shift+ctrl+k".
+	const SHORTCUT = "shift+ctrl+k";
 
 	function with_chat(callback) {
 		if (window.noviz_chat && window.noviz_chat.desk) return callback(window.noviz_chat.desk);
@@ -32,7 +33,8 @@
 	// keeps the chat reachable without depending on that markup.
 	function add_launcher() {
 		if (document.querySelector(".noviz-agent-launcher")) return;
-		const nav = document.querySelector("header.navbar .navbar-nav");
+		// The right-hand list (notifications, help, user), not the breadcrumbs list the router redraws.
+		const nav = document.querySelector("header.navbar .navbar-collapse > .navbar-nav");
 		if (nav) {
 			const item = document.createElement("li");
 			item.className = "nav-item noviz-agent-nav-item";
@@ -45,15 +47,23 @@
 		}
 	}
 
-	$(document).on("app_ready", () => {
-		if (!frappe.session || frappe.session.user === "Guest") return;
-		if (frappe.boot.noviz_agent && frappe.boot.noviz_agent.enabled === false) return;
+	let started = false;
+	function start() {
+		if (started || !frappe.session || frappe.session.user === "Guest") return;
+		started = true;
 		add_launcher();
+		// If a desk redraw drops the button, put it back on the next route change.
+		if (frappe.router && frappe.router.on) frappe.router.on("change", add_launcher);
 		frappe.ui.keys.add_shortcut({
 			shortcut: SHORTCUT,
 			action: () => launcher.toggle(),
 			description: __("Open or close the Noviz agent"),
 			ignore_inputs: true,
 		});
-	});
+	}
+
+	// Bundles in app_include_js may run after the desk has started (app_ready already fired):
+	// then start now, otherwise on app_ready.
+	if (window.frappe && frappe.Application && frappe.app instanceof frappe.Application) start();
+	else $(document).on("app_ready", start);
 })();

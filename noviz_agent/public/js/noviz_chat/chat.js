@@ -159,6 +159,7 @@
 			const reply = await this.api[action]({ token, conversation: this.conversation });
 			if (reply.conversation) this.conversation = reply.conversation;
 			this.add_response(reply.response, reply.log);
+			this.focus();
 			const failed = reply.response && (reply.response.type === "refusal" || reply.response.type === "error");
 			if (failed) throw new Error(t("Not done; see the message below."));
 			return reply;
@@ -287,11 +288,13 @@
 			this.node.hidden = true;
 			document.body.appendChild(this.node);
 			this.chat = new Chat(this.node, Object.assign({}, options, { mode: "drawer", on_close: () => this.close() }));
-			this.node.addEventListener("keydown", (event) => {
-				if (event.key === "Escape") {
-					event.stopPropagation();
-					this.close();
-				}
+			// Esc closes the drawer wherever focus is (a disabled button drops it to the body),
+			// except while a desk dialog is open on top: that Esc is the dialog's.
+			document.addEventListener("keydown", (event) => {
+				if (event.key !== "Escape" || !this.is_open()) return;
+				if (document.querySelector(".modal.show")) return;
+				event.stopPropagation();
+				this.close();
 			});
 			return this;
 		},
