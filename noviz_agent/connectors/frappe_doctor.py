@@ -56,7 +56,9 @@ def check_knowledge(values: dict) -> Check:
 
 
 def check_scheduler() -> Check:
-	if frappe.utils.scheduler.is_scheduler_disabled():
+	from frappe.utils.scheduler import is_scheduler_disabled
+
+	if is_scheduler_disabled():
 		return Check(
 			"realtime",
 			"warn",
