@@ -60,11 +60,11 @@ def check_scheduler() -> Check:
 
 	if is_scheduler_disabled():
 		return Check(
-			"realtime",
+			"scheduler",
 			"warn",
-			"the scheduler is disabled; progress events still work, background jobs do not.",
+			"the scheduler is disabled: scheduled jobs will not run on this site.",
 		)
-	return Check("realtime", "ok", "scheduler enabled")
+	return Check("scheduler", "ok", "scheduler enabled")
 
 
 def run(*, call_provider: bool = True) -> list[Check]:
