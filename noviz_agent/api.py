@@ -132,7 +132,8 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 	"""Answer one message in a conversation (a new one when none is given)."""
 	user = _person()
 	values = frappe_session.load_settings(with_secrets=True)
-	question = _checked(validation.check_message, message, validation.limit(values, "max_message_chars"))
+	max_chars = validation.limit(values, "max_message_chars")
+	question = _checked(validation.check_message, message, max_chars)
 	doc = _own_conversation(conversation, user) if conversation else None
 	turn = turn or frappe.generate_hash(length=12)
 
@@ -156,6 +157,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			rules_sent=rules_sent,
 			today=frappe.utils.getdate(),
 			retriever=_retriever(values),
+			max_chars=max_chars,
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,

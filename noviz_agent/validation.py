@@ -18,7 +18,7 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"page_size": ("Rows per page", 5, 200, 20),
 	"max_tools": ("Max tools offered", 5, 200, 40),
 	"proposal_ttl_minutes": ("Proposal lifetime (minutes)", 1, 1440, 15),
-	"max_message_chars": ("Message length limit (characters)", 100, 4000, 4000),
+	"max_message_chars": ("Message length limit (characters)", 100, 20000, 4000),
 	"rate_limit_per_hour": ("Questions per person per hour", 1, 3600, 60),
 	"timeout": ("Provider timeout (seconds)", 5, 600, 60),
 	"max_retries": ("Provider retries", 0, 10, 2),

@@ -78,6 +78,7 @@ def run_turn(
 	rules_sent: frozenset[str] = frozenset(),
 	today: date | None = None,
 	retriever: Retriever | None = None,
+	max_chars: int = MAX_MESSAGE_CHARS,
 ) -> TurnOutcome:
 	"""Answer one message as the session's person."""
 	started = time.perf_counter()
@@ -94,11 +95,11 @@ def run_turn(
 	if not message:
 		log["error"] = "empty message"
 		return finish(responses.error_response("Please type a question or request."))
-	if len(message) > MAX_MESSAGE_CHARS:
+	if len(message) > max_chars:
 		log["error"] = "message too long"
 		return finish(
 			responses.error_response(
-				f"Your message is {len(message):,} characters; the limit is {MAX_MESSAGE_CHARS:,}. "
+				f"Your message is {len(message):,} characters; the limit is {max_chars:,}. "
 				"Shorten it, or split it into several questions."
 			)
 		)

@@ -128,3 +128,12 @@ def test_history_is_bounded_and_rule_blocks_are_not_resent():
 	second_session = make_session(_connector())
 	turn.run_turn(second_session, model, "list customers", rules_sent=first.rules_sent)
 	assert len(model.requests[1][0][0]["content"]) <= len(model.requests[0][0][0]["content"])
+
+
+def test_the_message_limit_follows_the_setting():
+	session = make_session(_connector())
+	model = ScriptedModel([answer("ok")])
+	with model:
+		response = turn.run_turn(session, model, "y" * 5000, max_chars=6000).response
+	assert response["type"] == "text"
+	assert "limit is 100" in turn.run_turn(session, model, "y" * 101, max_chars=100).response["error"]["message"]
