@@ -130,26 +130,35 @@ def bought_together(data: dict, p: dict) -> dict:
 	frame = data["sales"]
 	if not len(frame):
 		return empty_result()
-	lines = frame[["document", "item"]].drop_duplicates()
-	documents = lines["document"].nunique()
-	sizes = lines.groupby("document")["item"].transform("size")
+	# Integer codes keep the self-join and the pair count cheap on large line tables.
+	doc_codes, _ = pd.factorize(frame["document"])
+	item_codes, item_names = pd.factorize(frame["item"])
+	lines = pd.DataFrame({"doc": doc_codes, "item": item_codes}).drop_duplicates()
+	documents = int(lines["doc"].nunique())
+	sizes = lines.groupby("doc")["item"].transform("size").to_numpy()
 	# Very large documents would square the work; their pairs say little about baskets anyway.
 	multi = lines[(sizes > 1) & (sizes <= p["max_lines"])]
-	pairs = multi.merge(multi, on="document")
-	pairs = pairs[pairs["item_x"] < pairs["item_y"]]
+	pairs = multi.merge(multi, on="doc")
+	pairs = pairs[pairs["item_x"].to_numpy() < pairs["item_y"].to_numpy()]
 	if not len(pairs):
 		return {**empty_result("items bought together"), "kpis": [kpi("Invoices", documents, "count")]}
-	counts = pairs.groupby(["item_x", "item_y"]).size().sort_values(ascending=False)
-	counts = counts[counts >= p["min_count"]]
-	item_docs = lines.groupby("item")["document"].nunique()
+	width = len(item_names)
+	key = pairs["item_x"].to_numpy().astype(np.int64) * width + pairs["item_y"].to_numpy()
+	unique, counts = np.unique(key, return_counts=True)
+	keep = counts >= p["min_count"]
+	unique, counts = unique[keep], counts[keep]
+	order = np.lexsort((unique, -counts))
+	item_docs = np.bincount(lines["item"].to_numpy(), minlength=width)
+	names = [str(n) for n in item_names]
 	rows = []
-	for (a, b), together in counts.items():
+	for index in order:
+		a, b = divmod(int(unique[index]), width)
+		first, second = sorted((names[a], names[b]))
+		together = int(counts[index])
 		support = together / documents
 		lift = support / ((item_docs[a] / documents) * (item_docs[b] / documents))
-		rows.append([f"{a} + {b}", int(together), rounded(support * 100), rounded(lift)])
-	observations = [
-		f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."
-	]
+		rows.append([f"{first} + {second}", together, rounded(support * 100), rounded(lift)])
+	observations = [f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."]
 	if rows:
 		observations.append(f"Most frequent pair: {rows[0][0]} on {rows[0][1]} invoices (lift {rows[0][3]}).")
 	return {
@@ -158,11 +167,7 @@ def bought_together(data: dict, p: dict) -> dict:
 		"recommendations": ["Bundle or cross-sell the pairs with lift above 1."] if rows else [],
 		"table": table(["pair", "invoices", "support %", "lift"], rows),
 		"chart": charts.bar(
-			"Items bought together",
-			[r[0] for r in rows[:15]],
-			[r[1] for r in rows[:15]],
-			"Invoices",
-			horizontal=True,
+			"Items bought together", [r[0] for r in rows[:15]], [r[1] for r in rows[:15]], "Invoices", horizontal=True
 		),
 	}
 
