@@ -81,6 +81,7 @@ def _record(user, conversation, question, outcome_response, outcome_log, entry, 
 			),
 		}
 	)
+	# The agent's own audit record: people may read theirs but never create or edit log rows.
 	log.insert(ignore_permissions=True)
 	try:
 		savepoint = "noviz_agent_turn"
@@ -99,6 +100,8 @@ def _record(user, conversation, question, outcome_response, outcome_log, entry, 
 		conversation.last_activity = frappe.utils.now_datetime()
 		if rules_sent is not None:
 			conversation.rules_sent = json.dumps(sorted(rules_sent))
+		# The agent's own record of the person's conversation (checked as theirs above); people
+		# read it but cannot write turns into it directly, so no one can forge an answer.
 		if conversation.is_new():
 			conversation.insert(ignore_permissions=True)
 		else:

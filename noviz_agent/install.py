@@ -13,4 +13,5 @@ def after_install() -> None:
 		if settings.meta.has_field(field) and not settings.get(field):
 			settings.set(field, default)
 	settings.flags.ignore_mandatory = True
+	# Runs during install-app, before any person exists to own the settings.
 	settings.save(ignore_permissions=True)

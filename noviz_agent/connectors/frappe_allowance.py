@@ -31,6 +31,8 @@ def policy_rows() -> list[dict]:
 	"""The enabled Agent Role Policy rules as `{role, effect, module, tool}` rows."""
 	if not frappe.db.table_exists("Agent Role Policy"):
 		return []
+	# The administrator's policy must apply to people who cannot read it: reading it as them
+	# would return nothing and so widen their access. It only ever removes tools.
 	enabled = frappe.get_all("Agent Role Policy", filters={"enabled": 1}, pluck="name")
 	if not enabled:
 		return []

@@ -36,6 +36,8 @@ def config(values: dict) -> KnowledgeConfig:
 
 def desk_documents() -> list:
 	"""Enabled Agent Knowledge Documents as knowledge documents."""
+	# Indexing is an administrator's job over every enabled document; who may see a passage is
+	# decided at search time by the document's roles.
 	rows = frappe.get_all(
 		DOCTYPE,
 		filters={"enabled": 1},

@@ -1,0 +1,55 @@
+"""Nothing reads or writes business data around the person's permissions.
+
+`get_all`, `ignore_permissions` and raw SQL are allowed only for the agent's own records
+and the administrator's configuration, in the places listed here with their reason;
+the frappe connector — the one path to business data — uses none of them.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BYPASS = re.compile(r"\bget_all\(|ignore_permissions\s*=\s*True|\bdb\.sql\(|\bdb\.set_value\(|\bdb\.get_value\(")
+
+ALLOWED = {
+	# The interaction log and conversations are the agent's own records, written for the person.
+	"noviz_agent/api.py": 5,
+	# The role policy must apply to people who cannot read it; it only removes tools.
+	"noviz_agent/connectors/frappe_allowance.py": 2,
+	# Indexing desk knowledge documents is an administrator's command; roles filter at search.
+	"noviz_agent/connectors/frappe_knowledge.py": 1,
+	# Saving default settings during install-app.
+	"noviz_agent/install.py": 1,
+	# The person's own language preference.
+	"noviz_agent/connectors/frappe_session.py": 1,
+}
+
+
+def _product_files():
+	for path in sorted((ROOT / "noviz_agent").rglob("*.py")):
+		rel = path.relative_to(ROOT).as_posix()
+		if "/tests/" in rel or path.name.startswith("test_"):
+			continue
+		yield rel, path.read_text(encoding="utf-8")
+
+
+def test_the_frappe_connector_never_bypasses_permissions():
+	source = (ROOT / "noviz_agent/connectors/frappe_connector.py").read_text(encoding="utf-8")
+	code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("#", '"', "'")))
+	assert not BYPASS.search(code.split('"""', 2)[-1])
+	assert "frappe.get_list" in source
+
+
+def test_bypasses_appear_only_where_listed_with_a_reason():
+	found = {}
+	for rel, text in _product_files():
+		count = len(BYPASS.findall(text))
+		if count:
+			found[rel] = count
+	assert found == ALLOWED, (
+		"A new permission bypass (get_all, ignore_permissions, db.sql, db.get_value/set_value) appeared or "
+		"one went away: business data must go through the connector as the person. Update ALLOWED only "
+		f"for the agent's own records, with the reason. Found: {found}"
+	)
