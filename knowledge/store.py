@@ -149,6 +149,7 @@ class PgVectorStore:
 					chunks, sql.Literal(int(dimension))
 				)
 			)
+			self._conn.execute(sql.SQL(_INLINE_VECTORS).format(schema=sql.Identifier(self.schema)))
 			self._conn.execute(
 				sql.SQL("CREATE INDEX {} ON {} USING hnsw (embedding vector_cosine_ops)").format(
 					index, chunks
@@ -347,6 +348,12 @@ def _visibility(roles: Iterable[str], module: str | None) -> tuple[sql.Composabl
 	return sql.SQL(" AND ").join(conditions), params
 
 
+# Vectors stay in the row rather than in TOAST: a TOASTed vector makes a sequential scan look
+# cheap to the planner (few heap pages) while every row costs a TOAST fetch, so it picks that
+# over the HNSW index at tens of thousands of chunks. MAIN still moves a vector out of line
+# when a row would not fit a page (very wide models).
+_INLINE_VECTORS = "ALTER TABLE {schema}.chunks ALTER COLUMN embedding SET STORAGE MAIN"
+
 _SCHEMA = (
 	"CREATE SCHEMA IF NOT EXISTS {schema}",
 	"CREATE TABLE IF NOT EXISTS {schema}.meta (key text PRIMARY KEY, value text NOT NULL)",
@@ -361,6 +368,7 @@ _SCHEMA = (
 	" ordinal integer NOT NULL, section text NOT NULL, label text NOT NULL, content text NOT NULL,"
 	" module text NOT NULL, roles text[] NOT NULL DEFAULT '{{}}', embedding vector)",
 	"CREATE INDEX IF NOT EXISTS chunks_document_key ON {schema}.chunks (document_key)",
+	_INLINE_VECTORS,
 )
 
 

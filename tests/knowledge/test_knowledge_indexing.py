@@ -171,6 +171,12 @@ def test_store_schema_uses_hnsw_cosine_index(store, write, docs_root, make_embed
 		(store.schema,),
 	).fetchone()[0]
 	assert "hnsw" in indexdef and "vector_cosine_ops" in indexdef
+	# Inline vectors keep the planner's cost of a sequential scan honest (see store._INLINE_VECTORS).
+	storage = store._conn.execute(
+		"SELECT attstorage FROM pg_attribute WHERE attrelid = %s::regclass AND attname = 'embedding'",
+		(f'"{store.schema}".chunks',),
+	).fetchone()[0]
+	assert storage == "m"
 
 
 def test_a_failed_write_keeps_the_previous_chunks(store, write, docs_root, make_embedder):
