@@ -84,12 +84,32 @@ class FrappeConnector:
 			raise ValueError(f"FrappeConnector for {self.user} built in the session of {frappe.session.user}")
 		self.model = model or load_model()
 		self._installed: list[str] | None = None
+		self._rights: dict[str, set[str]] | None = None
 
 	# --- entities and permissions ----------------------------------------------------
 
+	def _role_rights(self):
+		"""What the person's roles allow on every DocType, built once the way the desk's boot does it."""
+		if self._rights is None:
+			from frappe.utils.user import UserPermissions
+
+			rights = UserPermissions(self.user)
+			rights.build_permissions()
+			self._rights = {
+				"doctypes": set(rights.doctype_map),
+				# all_read also holds DocTypes marked "User Cannot Search" (GL Entry, Stock Ledger Entry).
+				"read": set(rights.all_read),
+				"create": set(rights.can_create),
+				"write": set(rights.can_write),
+				"submit": set(rights.can_submit),
+				"cancel": set(rights.can_cancel),
+			}
+		return self._rights
+
 	def entities(self) -> list[str]:
 		if self._installed is None:
-			self._installed = [e.key for e in self.model if frappe.db.exists("DocType", e.doctype)]
+			present = self._role_rights()["doctypes"]
+			self._installed = [e.key for e in self.model if e.doctype in present]
 		return list(self._installed)
 
 	def _entity(self, key: str) -> Entity:
@@ -99,11 +119,13 @@ class FrappeConnector:
 		return ent
 
 	def permissions(self, entity: str) -> set[str]:
+		"""Role-level rights, used to decide which tools to offer; each call is still checked by the site."""
 		if entity not in self.entities():
 			return set()
 		ent = self.model.entity(entity)
+		rights = self._role_rights()
 		kinds = [p for p in PERMISSION_TYPES if ent.submittable or p not in ("submit", "cancel")]
-		return {p for p in kinds if frappe.has_permission(ent.doctype, p, user=self.user)}
+		return {p for p in kinds if ent.doctype in rights[p]}
 
 	# --- reading ------------------------------------------------------------------------
 
