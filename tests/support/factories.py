@@ -2,24 +2,16 @@
 
 from __future__ import annotations
 
-from noviz_agent.connectors.model import ACTION_PERMISSION
+from noviz_agent.engine.policy import allowed_tools
 from noviz_agent.engine.session import Limits, Person, Session
 from noviz_agent.engine.tools import Registry
 from noviz_agent.tools import build_registry
 
 
 def permitted_tools(registry: Registry, connector) -> frozenset[str]:
-	"""Tool names this connector's person may use: entity tools need the site permission of their action."""
-	present = set(connector.entities())
-	allowed = set()
-	for tool in registry:
-		if tool.entity is None:
-			allowed.add(tool.name)
-		elif tool.entity in present and ACTION_PERMISSION.get(tool.action, "read") in connector.permissions(
-			tool.entity
-		):
-			allowed.add(tool.name)
-	return frozenset(allowed)
+	"""Tool names this connector's person may use, by the product's own rule (no admin policy)."""
+	permissions = {entity: set(connector.permissions(entity)) for entity in connector.entities()}
+	return allowed_tools(registry, permissions, getattr(connector, "roles", ()))
 
 
 def make_session(
