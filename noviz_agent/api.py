@@ -205,6 +205,13 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	values = frappe_session.load_settings()
 	session = frappe_session.build_session(values, progress=False)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	if doc is not None:
+		state = records.settled_state(confirm, outcome.response)
+		for row in doc.turns:
+			response = records.loads(row.response, {})
+			if records.settle_proposal(response, token, state):
+				row.response = json.dumps(response, default=str, ensure_ascii=False)
+				break
 	question = _("Confirm") if confirm else _("Cancel")
 	doc, log = _record(
 		user, doc, question, outcome.response, outcome.log, outcome.history_entry, None, values

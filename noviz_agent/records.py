@@ -124,6 +124,27 @@ def turn_values(question: str, response: dict, entry: dict | None, log_name: str
 	}
 
 
+def settle_proposal(response: dict, token: str, state: str) -> bool:
+	"""Mark the proposal with this token in a stored response as settled; True if it was there.
+
+	A reopened conversation then shows what happened instead of live Confirm/Cancel buttons,
+	and the spent token is dropped from the stored answer.
+	"""
+	proposal = (response or {}).get("proposal")
+	if not isinstance(proposal, dict) or proposal.get("token") != token:
+		return False
+	proposal.pop("token", None)
+	proposal["settled"] = state
+	return True
+
+
+def settled_state(confirm: bool, response: dict) -> str:
+	"""How a proposal ended: confirmed or cancelled, or closed when the system refused the token."""
+	if response.get("type") in ("refusal", "error"):
+		return "closed"
+	return "confirmed" if confirm else "cancelled"
+
+
 def history_from_rows(rows) -> list[dict]:
 	"""The engine's history (oldest first) from stored turn rows; a row without an entry falls back to its text."""
 	history = []

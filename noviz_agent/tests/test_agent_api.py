@@ -215,6 +215,11 @@ class TestProposals(AgentTestCase):
 		self.assertTrue(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer A"}))
 		again = api.confirm(token, conversation=reply["conversation"])
 		self.assertEqual(again["response"]["type"], "refusal")
+		# Reopened, the conversation shows the proposal as settled, without its spent token.
+		turns = api.conversation(reply["conversation"])["turns"]
+		proposals = [t["response"]["proposal"] for t in turns if (t["response"] or {}).get("proposal")]
+		self.assertEqual([p.get("settled") for p in proposals], ["confirmed"])
+		self.assertNotIn("token", proposals[0])
 
 	def test_cancel_withdraws_the_token(self):
 		reply = self.propose("Noviz Test Customer B")

@@ -176,3 +176,19 @@ def test_drawer_opens_at_laptop_width_and_escape_closes(page, artifacts):
 	page.wait_for_selector(".nz-drawer", state="hidden")
 	assert page.evaluate("document.activeElement.id") == "open-drawer"
 	assert page.errors == []
+
+
+def test_a_settled_proposal_in_a_reopened_conversation_has_no_buttons(page):
+	node = page.evaluate_handle(
+		"""(() => {
+			const response = JSON.parse(JSON.stringify(window.canned.proposal));
+			delete response.proposal.token;
+			response.proposal.settled = "confirmed";
+			const node = noviz_chat.render.response(response, {});
+			document.body.appendChild(node);
+			return node;
+		})()"""
+	).as_element()
+	assert node.query_selector(".nz-confirm") is None and node.query_selector(".nz-cancel") is None
+	assert node.query_selector(".nz-proposal-status").inner_text() == "Confirmed."
+	assert "Call Grant Plastics" in node.query_selector(".nz-values").inner_text()

@@ -128,3 +128,21 @@ def test_paging_a_kept_report_asks_report_run_for_the_page():
 	assert r.page_call({"kind": "rows", "rows": []}, "r_9", 2) == ("report.run", {"result_id": "r_9", "page": 2})
 	assert r.page_call({"kind": "other"}, "r_9", 2) is None
 	assert r.page_call(None, "r_9", 2) is None
+
+
+def test_a_settled_proposal_loses_its_token_and_says_how_it_ended():
+	from noviz_agent import records as r
+
+	response = {"type": "proposal", "proposal": {"token": "n.s", "values": {"a": 1}}}
+	assert not r.settle_proposal(response, "other.token", "confirmed")
+	assert r.settle_proposal(response, "n.s", "confirmed")
+	assert response["proposal"] == {"values": {"a": 1}, "settled": "confirmed"}
+	assert not r.settle_proposal({"type": "text", "proposal": None}, "n.s", "confirmed")
+
+
+def test_settled_state_follows_the_outcome():
+	from noviz_agent import records as r
+
+	assert r.settled_state(True, {"type": "cards"}) == "confirmed"
+	assert r.settled_state(False, {"type": "text"}) == "cancelled"
+	assert r.settled_state(True, {"type": "refusal"}) == "closed"

@@ -310,6 +310,14 @@
 			);
 		}
 		const status = el("div", { class: "nz-proposal-status", role: "status" });
+		if (proposal.settled) {
+			// A reopened conversation: this proposal was already confirmed, cancelled or closed.
+			const said = { confirmed: t("Confirmed."), cancelled: t("Cancelled.") }[proposal.settled];
+			status.textContent = said || t("No longer open.");
+			box.classList.add("nz-" + (proposal.settled === "confirmed" ? "confirmed" : "cancelled"));
+			box.appendChild(el("div", { class: "nz-actions" }, [status]));
+			return box;
+		}
 		const confirm = el("button", { class: "btn btn-sm btn-primary nz-confirm", text: t("Confirm") });
 		const cancel = el("button", { class: "btn btn-sm btn-default nz-cancel", text: t("Cancel") });
 		const settle = (action) => async () => {
