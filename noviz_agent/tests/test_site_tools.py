@@ -1,0 +1,390 @@
+"""Analytics, workflow and knowledge tools on a live site, through the gateway, as the person.
+
+Sessions are built by the product's own `frappe_session.build_session` in each person's
+session, so the connector, the allowance and the proposal store are the real ones. Figures
+are checked against `frappe.get_list` run as the same person. Run with
+`bench --site S run-tests --app noviz_agent --module noviz_agent.tests.test_site_tools`.
+Everything is rolled back in tearDown, except the hidden `workflow_state` custom field on
+Purchase Order: adding a column is DDL, which MariaDB commits at once (see setUpClass).
+"""
+
+from __future__ import annotations
+
+import unittest
+from unittest.mock import patch
+
+import frappe
+from frappe.tests.utils import FrappeTestCase
+from frappe.utils import add_days, add_months, getdate, nowdate
+
+from noviz_agent import tools as tool_modules
+from noviz_agent.connectors import frappe_knowledge, frappe_session
+from noviz_agent.engine import gateway
+
+ADMIN = "Administrator"
+SALES = "sales.user@noviz.test"
+ACCOUNTS = "accounts.user@noviz.test"
+BUYER = "noviz.buyer@noviz.test"
+APPROVER = "noviz.approver@noviz.test"
+# Tool modules these tests need, whether or not TOOL_MODULES lists them yet.
+NEEDED = ("analytics", "workflow", "knowledge")
+WORKFLOW = "Noviz Test PO Approval"
+
+
+def ensure_user(email: str, role: str) -> None:
+	if frappe.db.exists("User", email):
+		return
+	user = frappe.get_doc(
+		{"doctype": "User", "email": email, "first_name": email.split("@")[0], "send_welcome_email": 0}
+	)
+	user.append("roles", {"role": role})
+	user.insert(ignore_permissions=True)
+
+
+def session_for(user: str, **context):
+	"""The product's session for `user`, with writes switched on and the needed tool modules loaded."""
+	frappe.set_user(user)
+	values = {**frappe_session.load_settings(), "enable_writes": 1}
+	modules = list(dict.fromkeys([*tool_modules.TOOL_MODULES, *NEEDED]))
+	with patch.object(tool_modules, "TOOL_MODULES", modules):
+		session = frappe_session.build_session(values, progress=False)
+	session.context.update(context)
+	return session
+
+
+def period_start(months: int = 24) -> str:
+	"""The first day the analytics sources read by default (24 months back, first of the month)."""
+	return getdate(add_months(getdate(nowdate()).replace(day=1), -months)).isoformat()
+
+
+def kpi(data: dict, label: str) -> float:
+	found = [k["value"] for k in data["kpis"] if k["label"] == label]
+	if not found:
+		raise AssertionError(f"No KPI {label!r} in {[k['label'] for k in data['kpis']]}")
+	return found[0]
+
+
+class SiteToolsCase(FrappeTestCase):
+	def setUp(self):
+		frappe.set_user(ADMIN)
+		ensure_user(SALES, "Sales User")
+		ensure_user(ACCOUNTS, "Accounts User")
+
+	def tearDown(self):
+		frappe.set_user(ADMIN)
+		frappe.db.rollback()
+		# The workflow name is cached in Redis, which a rollback does not touch.
+		frappe.cache.hdel("workflow", "Purchase Order")
+		frappe.clear_cache(doctype="Purchase Order")
+
+
+class TestAnalytics(SiteToolsCase):
+	def test_catalog_finds_the_monthly_revenue_trend(self):
+		result = gateway.call_tool(
+			session_for(ADMIN), "analytics.catalog", {"words": "monthly revenue trend"}
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		self.assertIn("sales.monthly_trend", [a["key"] for a in result.data["analyses"]])
+
+	def test_monthly_trend_total_equals_the_invoices_as_administrator(self):
+		start = period_start()
+		expected = frappe.get_list(
+			"Sales Invoice",
+			fields=["sum(net_total) as t", "count(name) as n"],
+			filters={"docstatus": 1, "posting_date": [">=", start]},
+		)[0]
+		self.assertGreater(expected.n, 0, "no submitted sales invoices in the period: seed the site")
+		result = gateway.call_tool(
+			session_for(ADMIN), "analytics.build", {"key": "sales.monthly_trend", "params": {"horizon": 3}}
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		# The sales source sums items.net_amount, whose total per invoice is net_total.
+		self.assertAlmostEqual(kpi(result.data, "Total revenue"), float(expected.t), delta=0.5)
+		self.assertTrue(result.data["result_id"])
+		self.assertTrue(any(k["label"].startswith("Forecast ") for k in result.data["kpis"]))
+
+	def test_monthly_trend_is_refused_to_a_sales_user_with_the_system_message(self):
+		frappe.set_user(SALES)
+		with self.assertRaises(frappe.PermissionError):
+			frappe.get_list("Sales Invoice", limit_page_length=1)
+		result = gateway.call_tool(session_for(SALES), "analytics.build", {"key": "sales.monthly_trend"})
+		self.assertEqual(result.status, "refused", result.error)
+		self.assertIn("Sales Invoice", result.error)
+		self.assertNotIn("<", result.error)
+
+	def test_aggregate_by_customer_equals_get_list_as_the_same_person(self):
+		session = session_for(ACCOUNTS)
+		expected = frappe.get_list(
+			"Sales Invoice",
+			fields=["customer", "sum(grand_total) as revenue", "count(name) as invoices"],
+			filters={"docstatus": 1},
+			group_by="customer",
+			order_by="customer asc",
+			limit_page_length=0,
+		)
+		self.assertTrue(expected)
+		self.assertLessEqual(len(expected), 50, "more customers than one aggregate page")
+		result = gateway.call_tool(
+			session,
+			"analytics.aggregate",
+			{
+				"entity": "sales_invoice",
+				"metrics": [
+					{"fn": "sum", "field": "total", "as": "revenue"},
+					{"fn": "count", "as": "invoices"},
+				],
+				"group_by": ["customer"],
+				"filters": [["docstatus", "=", 1]],
+				"order_by": "revenue desc",
+				"limit": 50,
+			},
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		got = {r["customer"]: (round(r["revenue"], 2), r["invoices"]) for r in result.data["rows"]}
+		want = {r.customer: (round(r.revenue, 2), r.invoices) for r in expected}
+		self.assertEqual(got, want)
+		revenues = [r["revenue"] for r in result.data["rows"]]
+		self.assertEqual(revenues, sorted(revenues, reverse=True))
+
+	def test_aggregate_is_refused_to_a_sales_user(self):
+		result = gateway.call_tool(
+			session_for(SALES),
+			"analytics.aggregate",
+			{"entity": "sales_invoice", "metrics": [{"fn": "count"}], "group_by": ["customer"]},
+		)
+		self.assertEqual(result.status, "refused", result.error)
+		self.assertIn("Sales Invoice", result.error)
+
+
+class TestWorkflow(SiteToolsCase):
+	@classmethod
+	def setUpClass(cls):
+		super().setUpClass()
+		# Creating a Workflow adds this field if it is missing; the ALTER TABLE would commit the
+		# test's open transaction midway, so it is added once here, as the Workflow would add it.
+		if not frappe.get_meta("Purchase Order").get_field("workflow_state"):
+			frappe.get_doc(
+				{
+					"doctype": "Custom Field",
+					"dt": "Purchase Order",
+					"fieldname": "workflow_state",
+					"label": "Workflow State",
+					"hidden": 1,
+					"allow_on_submit": 1,
+					"no_copy": 1,
+					"fieldtype": "Link",
+					"options": "Workflow State",
+				}
+			).insert(ignore_permissions=True)
+			frappe.db.commit()
+
+	def setUp(self):
+		super().setUp()
+		ensure_user(BUYER, "Purchase User")
+		ensure_user(APPROVER, "Purchase Manager")
+
+	def make_workflow(self):
+		for state in ("Draft", "Pending Approval", "Approved"):
+			if not frappe.db.exists("Workflow State", state):
+				frappe.get_doc({"doctype": "Workflow State", "workflow_state_name": state}).insert()
+		for action in ("Submit for Approval", "Approve"):
+			if not frappe.db.exists("Workflow Action Master", action):
+				frappe.get_doc({"doctype": "Workflow Action Master", "workflow_action_name": action}).insert()
+		workflow = frappe.get_doc(
+			{
+				"doctype": "Workflow",
+				"workflow_name": WORKFLOW,
+				"document_type": "Purchase Order",
+				"workflow_state_field": "workflow_state",
+				"is_active": 1,
+				"send_email_alert": 0,
+				"states": [
+					{"state": "Draft", "doc_status": "0", "allow_edit": "Purchase User"},
+					{"state": "Pending Approval", "doc_status": "0", "allow_edit": "Purchase Manager"},
+					{"state": "Approved", "doc_status": "1", "allow_edit": "Purchase Manager"},
+				],
+				"transitions": [
+					{
+						"state": "Draft",
+						"action": "Submit for Approval",
+						"next_state": "Pending Approval",
+						"allowed": "Purchase User",
+						"allow_self_approval": 1,
+					},
+					{
+						"state": "Pending Approval",
+						"action": "Approve",
+						"next_state": "Approved",
+						"allowed": "Purchase Manager",
+						"allow_self_approval": 0,
+					},
+				],
+			}
+		)
+		workflow.insert(ignore_permissions=True)
+		frappe.cache.hdel("workflow", "Purchase Order")
+		return workflow
+
+	def make_po(self) -> str:
+		template = frappe.get_all(
+			"Purchase Order Item",
+			fields=["item_code", "warehouse", "parent"],
+			filters={"docstatus": 1, "parenttype": "Purchase Order"},
+			limit=1,
+		)[0]
+		supplier, company = frappe.db.get_value("Purchase Order", template.parent, ["supplier", "company"])
+		po = frappe.get_doc(
+			{
+				"doctype": "Purchase Order",
+				"supplier": supplier,
+				"company": company,
+				"transaction_date": nowdate(),
+				"schedule_date": add_days(nowdate(), 7),
+				"items": [
+					{
+						"item_code": template.item_code,
+						"qty": 3,
+						"rate": 100,
+						"warehouse": template.warehouse,
+						"schedule_date": add_days(nowdate(), 7),
+					}
+				],
+			}
+		)
+		po.insert()
+		return po.name
+
+	def state(self, name: str) -> tuple[str, int]:
+		row = frappe.db.get_value("Purchase Order", name, ["workflow_state", "docstatus"], as_dict=True)
+		return row.workflow_state, row.docstatus
+
+	def test_without_a_workflow_it_explains_the_docstatus_path(self):
+		frappe.cache.hdel("workflow", "Purchase Order")
+		name = frappe.get_all("Purchase Order", filters={"docstatus": 1}, pluck="name", limit=1)[0]
+		result = gateway.call_tool(
+			session_for(ADMIN), "workflow.describe", {"entity": "purchase_order", "name": name}
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		self.assertIsNone(result.data["workflow"])
+		self.assertIn("docstatus", result.data["explanation"])
+		self.assertIn("Submit", result.data["explanation"])
+		self.assertEqual(result.data["docstatus"], 1)
+		self.assertEqual(result.data["actions_now"], ["cancel"])
+
+	def test_describe_lists_the_live_states_and_transitions(self):
+		self.make_workflow()
+		result = gateway.call_tool(session_for(BUYER), "workflow.describe", {"entity": "purchase_order"})
+		self.assertEqual(result.status, "ok", result.error)
+		self.assertEqual(result.data["workflow"], WORKFLOW)
+		self.assertEqual(
+			[(s["state"], s["docstatus"]) for s in result.data["states"]],
+			[("Draft", 0), ("Pending Approval", 0), ("Approved", 1)],
+		)
+		self.assertEqual(
+			[(t["from"], t["action"], t["to"], t["allowed_role"]) for t in result.data["transitions"]],
+			[
+				("Draft", "Submit for Approval", "Pending Approval", "Purchase User"),
+				("Pending Approval", "Approve", "Approved", "Purchase Manager"),
+			],
+		)
+
+	def test_actions_differ_by_role_on_one_order(self):
+		self.make_workflow()
+		name = self.make_po()
+		self.assertEqual(self.state(name), ("Draft", 0))
+		buyer = gateway.call_tool(
+			session_for(BUYER), "workflow.describe", {"entity": "purchase_order", "name": name}
+		)
+		approver = gateway.call_tool(
+			session_for(APPROVER), "workflow.describe", {"entity": "purchase_order", "name": name}
+		)
+		self.assertEqual(buyer.status, "ok", buyer.error)
+		self.assertEqual(approver.status, "ok", approver.error)
+		self.assertEqual(buyer.data["current_state"], "Draft")
+		self.assertEqual([a["action"] for a in buyer.data["your_actions"]], ["Submit for Approval"])
+		self.assertEqual(approver.data["your_actions"], [])
+		self.assertIn("Purchase User", approver.data["note"])
+
+	def test_apply_is_a_proposal_until_the_person_confirms(self):
+		self.make_workflow()
+		name = self.make_po()
+		buyer = session_for(BUYER)
+		args = {"entity": "purchase_order", "name": name, "action": "Submit for Approval"}
+		proposed = gateway.call_tool(buyer, "workflow.apply", args)
+		self.assertEqual(proposed.status, "proposal", proposed.error)
+		self.assertIn("Draft → Pending Approval", proposed.proposal["summary"])
+		self.assertEqual(self.state(name), ("Draft", 0))
+
+		done = gateway.confirm(session_for(BUYER), proposed.proposal["token"])
+		self.assertEqual(done.status, "ok", done.error)
+		self.assertEqual(self.state(name), ("Pending Approval", 0))
+		self.assertEqual(frappe.db.get_value("Purchase Order", name, "modified_by"), BUYER)
+		again = gateway.confirm(session_for(BUYER), proposed.proposal["token"])
+		self.assertEqual(again.status, "refused")
+
+	def test_approval_needs_the_role_and_then_submits_as_the_approver(self):
+		self.make_workflow()
+		name = self.make_po()
+		frappe.set_user(BUYER)
+		frappe.model.workflow.apply_workflow(frappe.get_doc("Purchase Order", name), "Submit for Approval")
+		self.assertEqual(self.state(name), ("Pending Approval", 0))
+
+		refused = gateway.call_tool(
+			session_for(BUYER),
+			"workflow.apply",
+			{"entity": "purchase_order", "name": name, "action": "Approve"},
+		)
+		self.assertNotEqual(refused.status, "proposal")
+		self.assertIn("'Approve' is not available", refused.error)
+		self.assertEqual(self.state(name), ("Pending Approval", 0))
+
+		args = {"entity": "purchase_order", "name": name, "action": "Approve"}
+		proposed = gateway.call_tool(session_for(APPROVER), "workflow.apply", args)
+		self.assertEqual(proposed.status, "proposal", proposed.error)
+		stolen = gateway.confirm(session_for(BUYER), proposed.proposal["token"])
+		self.assertEqual(stolen.status, "refused")
+		self.assertEqual(self.state(name), ("Pending Approval", 0))
+
+		done = gateway.confirm(session_for(APPROVER), proposed.proposal["token"])
+		self.assertEqual(done.status, "ok", done.error)
+		self.assertEqual(self.state(name), ("Approved", 1))
+		self.assertEqual(done.data["state"], "Approved")
+
+
+class TestKnowledge(SiteToolsCase):
+	@classmethod
+	def setUpClass(cls):
+		super().setUpClass()
+		# What `bench --site S noviz-agent index-knowledge` runs; unchanged documents are skipped.
+		cls.values = frappe_session.load_settings(with_secrets=True)
+		cls.report = frappe_knowledge.index(cls.values)
+
+	def knowledge(self):
+		from knowledge.service import open_knowledge
+
+		return lambda: open_knowledge(frappe_knowledge.config(self.values))
+
+	def test_search_returns_titled_passages_through_the_gateway(self):
+		session = session_for(ACCOUNTS, knowledge=self.knowledge())
+		result = gateway.call_tool(
+			session, "knowledge.search", {"query": "why can't I edit a submitted invoice", "limit": 5}
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		passages = result.data["passages"]
+		self.assertTrue(passages)
+		for passage in passages:
+			self.assertTrue(passage["title"])
+			self.assertEqual(passage["source"], f"{passage['title']} > {passage['section']}")
+		text = " ".join(p["content"].lower() for p in passages)
+		self.assertTrue("submit" in text or "cancel" in text)
+
+	# Bug: nothing on the site puts the knowledge base into session.context (build_session
+	# leaves it empty and api.py only wires the prompt retriever), so knowledge.search as the
+	# product builds the session says "No knowledge base is set up" even after indexing.
+	@unittest.expectedFailure
+	def test_search_works_in_the_session_the_product_builds(self):
+		result = gateway.call_tool(
+			session_for(ACCOUNTS), "knowledge.search", {"query": "purchase order pending approval"}
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		self.assertTrue(result.data["passages"])
