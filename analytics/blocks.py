@@ -201,14 +201,16 @@ def ratio_trend(
 		return empty_result()
 	dates = frame[date].to_numpy()
 	starts, num_series = periods.aggregate(dates, _values(frame, numerator), freq, "sum")
-	_, den_series = periods.aggregate(dates, _values(frame, denominator), freq, den_agg)
+	den_values = _values(frame, denominator)
+	if den_agg == "nunique":
+		# Hash the (text) values once; distinct counts per period then work on integers.
+		den_values, distinct = pd.factorize(den_values)
+		den_total = float(len(distinct))
+	_, den_series = periods.aggregate(dates, den_values, freq, den_agg)
 	with np.errstate(divide="ignore", invalid="ignore"):
 		ratios = np.where(den_series != 0, num_series / den_series * scale, np.nan)
-	den_total = (
-		float(den_series.sum())
-		if den_agg == "sum"
-		else float(pd.Series(_values(frame, denominator)).nunique())
-	)
+	if den_agg != "nunique":
+		den_total = float(den_series.sum())
 	overall = float(num_series.sum()) / den_total * scale if den_total else None
 	labels = periods.labels(starts, freq)
 	noun = periods.NOUN[freq]

@@ -573,6 +573,8 @@ def normalise(
 	clean = _drop_by_status(clean, dropped)
 	for col in known:
 		if col.kind == TEXT and col.name in clean.columns:
+			if col.name == spec.id and pd.api.types.is_numeric_dtype(clean[col.name]):
+				continue  # numeric ids deduplicate fast as they are; turning them into text costs seconds
 			clean[col.name] = _to_text(clean, col.name)
 
 	if spec.id and spec.id in clean.columns:

@@ -158,7 +158,9 @@ def bought_together(data: dict, p: dict) -> dict:
 		support = together / documents
 		lift = support / ((item_docs[a] / documents) * (item_docs[b] / documents))
 		rows.append([f"{first} + {second}", together, rounded(support * 100), rounded(lift)])
-	observations = [f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."]
+	observations = [
+		f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."
+	]
 	if rows:
 		observations.append(f"Most frequent pair: {rows[0][0]} on {rows[0][1]} invoices (lift {rows[0][3]}).")
 	return {
@@ -167,7 +169,11 @@ def bought_together(data: dict, p: dict) -> dict:
 		"recommendations": ["Bundle or cross-sell the pairs with lift above 1."] if rows else [],
 		"table": table(["pair", "invoices", "support %", "lift"], rows),
 		"chart": charts.bar(
-			"Items bought together", [r[0] for r in rows[:15]], [r[1] for r in rows[:15]], "Invoices", horizontal=True
+			"Items bought together",
+			[r[0] for r in rows[:15]],
+			[r[1] for r in rows[:15]],
+			"Invoices",
+			horizontal=True,
 		),
 	}
 
