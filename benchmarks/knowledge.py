@@ -7,7 +7,8 @@ Prints figures; asserts nothing. Run from the repository root:
 What it measures
 - recall@5 on ``benchmarks/data/knowledge_questions.json`` (questions labelled with the
   shipped documents that answer them; a question is found when one of its documents is in
-  the top five passages), for: lexical only (BM25), hybrid with the deterministic hashing
+  the top five passages), overall and per kind ("direct" questions share the documents'
+  wording, "paraphrase" ones avoid it on purpose), for: lexical only (BM25), hybrid with the deterministic hashing
   embedder (no model: it matches shared words, so it shows what fusion does, not what a
   semantic model does), and hybrid with a real sentence-embedding model when one is installed.
 - index time per document for each mode (chunk + embed + write, from ``IndexReport``).
@@ -78,16 +79,20 @@ def load_minilm():
 		return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
 
 
-def recall_at(kb: KnowledgeBase, questions: list[dict], k: int = 5) -> tuple[float, list[str]]:
-	found, missed = 0, []
+def recall_at(
+	kb: KnowledgeBase, questions: list[dict], k: int = 5
+) -> tuple[float, dict[str, float], list[str]]:
+	"""Overall recall@k, recall@k per kind of question, and the questions missed."""
+	found: dict[str, list[bool]] = {}
+	missed = []
 	for item in questions:
 		passages = kb.search(item["question"], k=k, roles=item.get("roles", ()))
-		keys = {f"{p.module}/{p.slug}" for p in passages}
-		if keys & set(item["relevant"]):
-			found += 1
-		else:
+		hit = bool({f"{p.module}/{p.slug}" for p in passages} & set(item["relevant"]))
+		found.setdefault(item.get("kind", "direct"), []).append(hit)
+		if not hit:
 			missed.append(item["question"])
-	return found / len(questions), missed
+	by_kind = {kind: sum(hits) / len(hits) for kind, hits in found.items()}
+	return 1 - len(missed) / len(questions), by_kind, missed
 
 
 def retrieval(dsn: str, documents, questions, label: str, embedder) -> dict:
@@ -95,7 +100,7 @@ def retrieval(dsn: str, documents, questions, label: str, embedder) -> dict:
 	kb = KnowledgeBase(store, embedder)
 	report = kb.index(documents)
 	per_document = report.seconds / max(len(documents), 1)
-	recall, missed = recall_at(kb, questions)
+	recall, by_kind, missed = recall_at(kb, questions)
 	latencies = []
 	for item in questions:
 		tick = time.perf_counter()
@@ -105,6 +110,7 @@ def retrieval(dsn: str, documents, questions, label: str, embedder) -> dict:
 	return {
 		"mode": label,
 		"recall@5": recall,
+		"recall@5_by_kind": by_kind,
 		"missed": missed,
 		"index_ms_per_doc": per_document * 1000,
 		"chunks": report.chunks_written,
@@ -287,8 +293,12 @@ def main(argv=None) -> int:
 		for label, embedder in modes:
 			row = retrieval(dsn, documents, questions, label, embedder)
 			results["retrieval"].append(row)
+			kinds = ", ".join(
+				f"{kind} {value:.3f}" for kind, value in sorted(row["recall@5_by_kind"].items())
+			)
 			print(
-				f"  {label:<15} recall@5 {row['recall@5']:.3f} ({len(questions) - len(row['missed'])}/{len(questions)}); "
+				f"  {label:<15} recall@5 {row['recall@5']:.3f} ({len(questions) - len(row['missed'])}/{len(questions)}; "
+				f"{kinds}); "
 				f"index {row['index_ms_per_doc']:.1f} ms/document ({row['chunks']} chunks); "
 				f"search p50 {row['search_p50_ms']:.1f} ms",
 				flush=True,
