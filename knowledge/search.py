@@ -120,6 +120,7 @@ class KnowledgeBase:
 		self.rrf_k = rrf_k
 		self._lexical: LexicalIndex | None = None
 		self._lexical_generation = -1
+		self._stored_model: str | None = None
 		self._lock = threading.Lock()
 
 	def index(
@@ -160,8 +161,9 @@ class KnowledgeBase:
 			raise KnowledgeError(f"k must be a whole number from 1 to {MAX_K}")
 		roles = frozenset(roles)
 		pool = candidates or max(4 * k, 40)
-		lexical = self._lexical_index().search(query, k=pool, roles=roles, module=module)
-		vector = self._vector_ranking(query, pool, roles, module)
+		index, hybrid = self._current()
+		lexical = index.search(query, k=pool, roles=roles, module=module)
+		vector = self._vector_ranking(query, pool, roles, module) if hybrid else None
 		if vector is None:
 			ranked = lexical[:k]
 		else:
@@ -196,8 +198,6 @@ class KnowledgeBase:
 		return stats
 
 	def _vector_ranking(self, query, pool, roles, module) -> list[tuple[int, float]] | None:
-		if self.mode != "hybrid":
-			return None
 		try:
 			vector = self.embedder.embed([query])[0]
 		except EmbeddingError as exc:
@@ -206,13 +206,20 @@ class KnowledgeBase:
 			return None
 		return self.store.vector_search(vector, k=pool, roles=roles, module=module)
 
-	def _lexical_index(self) -> LexicalIndex:
+	def _current(self) -> tuple[LexicalIndex, bool]:
+		"""The lexical index and whether vectors can be searched, refreshed when the store's generation moves.
+
+		Every write and every change of embedding model bumps the generation, so one small
+		query per search is enough to know both are still current.
+		"""
 		generation = self.store.generation()
 		with self._lock:
 			if self._lexical is None or generation != self._lexical_generation:
+				self._stored_model, _ = self.store.embedding_space()
 				self._lexical = LexicalIndex(self.store.chunks())
 				self._lexical_generation = generation
-			return self._lexical
+			hybrid = self.embedder is not None and self._stored_model == self.embedder.name
+			return self._lexical, hybrid
 
 	def _passages(self, ranked, lexical: dict, vector: dict) -> list[Passage]:
 		chunks = {chunk.id: chunk for chunk in self.store.chunks(chunk_id for chunk_id, _ in ranked)}
