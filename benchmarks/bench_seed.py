@@ -288,6 +288,23 @@ def payment_plan(row: dict, today: dt.date, grand_total: float) -> tuple[dt.date
 	return None
 
 
+def cancel_unpriced(counts: Counts) -> None:
+	"""Cancel seeded invoices submitted at zero value, so this run recreates them priced.
+
+	That happens when Item Prices vanish mid-run: ERPNext's own `before_tests` hook deletes
+	every Item Price, and it runs whenever `bench run-tests` is called without `--app`.
+	"""
+	for doctype, tag_field, pattern in (
+		("Sales Invoice", "remarks", f"{TAG} %"),
+		("Purchase Invoice", "bill_no", "SEED-BILL-%"),
+	):
+		filters = {"docstatus": 1, tag_field: ("like", pattern), "grand_total": 0}
+		for name in frappe.get_all(doctype, filters=filters, pluck="name"):
+			frappe.get_doc(doctype, name).cancel()
+			counts.add(f"{doctype} cancelled (priced at zero)")
+	frappe.db.commit()
+
+
 def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
 	counts = Counts()
 	rng = random.Random(seed_value)
@@ -297,6 +314,7 @@ def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
 	ensure_fiscal_years(starts[0], today, counts)
 	names = ensure_masters(rng, customers, getdate(add_days(starts[0], -1)), counts)
 	frappe.db.commit()
+	cancel_unpriced(counts)
 
 	for kind, plan, exists, make in (
 		(

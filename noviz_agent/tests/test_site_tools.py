@@ -86,11 +86,11 @@ class TestAnalytics(SiteToolsCase):
 		self.assertEqual(result.status, "ok", result.error)
 		self.assertIn("sales.monthly_trend", [a["key"] for a in result.data["analyses"]])
 
-	def test_monthly_trend_total_equals_the_invoices_as_administrator(self):
+	def trend_total_against_the_invoices(self):
 		start = period_start()
 		expected = frappe.get_list(
 			"Sales Invoice",
-			fields=["sum(net_total) as t", "count(name) as n"],
+			fields=["sum(base_net_total) as t", "count(name) as n"],
 			filters={"docstatus": 1, "posting_date": [">=", start]},
 		)[0]
 		self.assertGreater(expected.n, 0, "no submitted sales invoices in the period: seed the site")
@@ -98,10 +98,39 @@ class TestAnalytics(SiteToolsCase):
 			session_for(ADMIN), "analytics.build", {"key": "sales.monthly_trend", "params": {"horizon": 3}}
 		)
 		self.assertEqual(result.status, "ok", result.error)
-		# The sales source sums items.net_amount, whose total per invoice is net_total.
+		# The sales source sums items.net_amount (base_net_amount): per invoice, base_net_total.
 		self.assertAlmostEqual(kpi(result.data, "Total revenue"), float(expected.t), delta=0.5)
+		return result
+
+	def test_monthly_trend_total_equals_the_invoices_as_administrator(self):
+		result = self.trend_total_against_the_invoices()
 		self.assertTrue(result.data["result_id"])
 		self.assertTrue(any(k["label"].startswith("Forecast ") for k in result.data["kpis"]))
+
+	def test_monthly_trend_counts_a_foreign_currency_invoice_in_company_currency(self):
+		invoice = frappe.get_all(
+			"Sales Invoice", fields=["customer", "company"], filters={"docstatus": 1}, limit=1
+		)[0]
+		item = frappe.get_all("Sales Invoice Item", fields=["item_code"], filters={"docstatus": 1}, limit=1)[
+			0
+		]
+		doc = frappe.get_doc(
+			{
+				"doctype": "Sales Invoice",
+				"customer": invoice.customer,
+				"company": invoice.company,
+				"currency": "EUR",
+				"conversion_rate": 1.25,
+				"set_posting_time": 1,
+				"posting_date": add_days(nowdate(), -3),
+				"due_date": add_days(nowdate(), 27),
+				"items": [{"item_code": item.item_code, "qty": 2, "rate": 1000}],
+			}
+		)
+		doc.insert()
+		doc.submit()
+		self.assertEqual((doc.net_total, doc.base_net_total), (2000, 2500))
+		self.trend_total_against_the_invoices()
 
 	def test_monthly_trend_is_refused_to_a_sales_user_with_the_system_message(self):
 		frappe.set_user(SALES)
