@@ -79,6 +79,14 @@ def indexed(values: dict) -> bool:
 	return bool(frappe.conf.get("noviz_knowledge_dsn")) or (data_dir() / "pgdata" / "PG_VERSION").exists()
 
 
+def opener(values: dict):
+	"""Opens the site's knowledge base when knowledge.search first needs it; None when nothing was indexed."""
+	if not indexed(values):
+		return None
+	cfg = config(values)
+	return lambda: open_knowledge(cfg)
+
+
 def retriever(values: dict):
 	"""A turn's retriever: passages the person's roles may read; on any failure, no passages."""
 	if not indexed(values):

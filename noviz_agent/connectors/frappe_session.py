@@ -164,6 +164,7 @@ def make_connector(user: str):
 def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
 	"""The Session for the signed-in person; everything it holds is theirs alone."""
 	from noviz_agent.connectors.frappe_allowance import allowance
+	from noviz_agent.connectors.frappe_knowledge import opener
 	from noviz_agent.tools import build_registry
 
 	user = frappe.session.user
@@ -182,4 +183,6 @@ def build_session(values: dict, *, turn: str | None = None, progress: bool = Tru
 		results=RedisStore(f"result:{user}"),
 		writes_enabled=bool(values.get("enable_writes")),
 		progress=progress_sender(user, turn) if (progress and turn) else None,
+		# Opened lazily: most turns never search the process documents.
+		context={"knowledge": opener(values)},
 	)
