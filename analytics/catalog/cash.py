@@ -16,8 +16,10 @@ OUTGOING = {"out", "pay", "paid", "outgoing"}
 
 def sign(frame: pd.DataFrame) -> np.ndarray:
 	"""+1 for money received, -1 for money paid, 0 for anything else (e.g. internal transfers)."""
-	words = frame["direction"].astype(str).str.strip().str.lower()
-	return np.where(words.isin(INCOMING), 1.0, np.where(words.isin(OUTGOING), -1.0, 0.0))
+	codes, uniques = pd.factorize(frame["direction"])
+	words = [str(u).strip().lower() for u in uniques]
+	signs = np.array([1.0 if w in INCOMING else -1.0 if w in OUTGOING else 0.0 for w in words] + [0.0])
+	return signs[codes]
 
 
 def net(frame: pd.DataFrame) -> np.ndarray:

@@ -111,6 +111,7 @@ SOURCES: dict[str, Source] = {
 		"stock_balance",
 		{"item": "item", "warehouse": "warehouse", "quantity": "actual_qty", "value": "stock_value"},
 		default_months=None,
+		lookups={"item_group": Lookup("item", "item", "item_group")},
 	),
 	"stock_moves": Source(
 		"stock_ledger_entry",

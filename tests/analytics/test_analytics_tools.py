@@ -144,6 +144,9 @@ def test_every_dataset_has_a_source_whose_fields_exist_in_the_model():
 			entity.resolve(field)  # raises when the canonical field does not exist
 		if source.date:
 			entity.resolve(source.date)
+		for column, lookup in source.lookups.items():
+			assert DATASETS[name].column(column) is not None
+			model.entity(lookup.entity).resolve(lookup.field)
 
 
 def test_catalog_finds_analyses_by_words():
@@ -340,3 +343,23 @@ def test_fetch_pages_through_every_row(monkeypatch):
 	rows, notes = tool_module.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
 	assert len(rows) == 7 and not notes  # lines of the five submitted invoices
 	assert sum(1 for call in conn.calls if call == ("list", "sales_invoice")) == 4
+
+
+def test_stock_takes_item_groups_from_the_item():
+	conn = MemoryConnector(
+		"ana@example.com",
+		data={
+			"stock_balance": [
+				{"name": "B1", "item": "X", "warehouse": "W1", "actual_qty": 5, "stock_value": 50},
+				{"name": "B2", "item": "Y", "warehouse": "W1", "actual_qty": 2, "stock_value": 30},
+				{"name": "B3", "item": "X", "warehouse": "W2", "actual_qty": 1, "stock_value": 10},
+			],
+			"item": [{"name": "X", "item_group": "Raw"}, {"name": "Y", "item_group": "Packing"}],
+		},
+		permissions={"stock_balance": {"read"}, "item": {"read"}},
+	)
+	session = session_for(conn)
+	result = call_tool(session, "analytics.build", {"key": "inventory.value_by_item_group"})
+	assert result.ok, result.error
+	table = session.results.get(result.data["result_id"])["result"]["table"]
+	assert {r[0]: r[1] for r in table["rows"]} == {"Raw": 60, "Packing": 30}
