@@ -342,14 +342,20 @@ def fetch(
 	rows: list[dict] = []
 	offset = 0
 	notes = []
+	# A connector may cap a page below what was asked (the frappe one serves at most 500 rows), so a
+	# short page is not the end: the end is an empty page, or one shorter than the pages before it.
+	served = None
 	while True:
 		page = session.connector.list(
 			source.entity, fields=fields, filters=filters, order_by="name asc", limit=PAGE_ROWS, offset=offset
 		)
+		if not page:
+			break
 		rows.extend({column: row.get(name) for column, name in mapped.items()} for row in page)
 		offset += len(page)
-		if len(page) < PAGE_ROWS:
+		if served is not None and len(page) < served:
 			break
+		served = len(page)
 		session.notify({"event": "analytics_fetch", "dataset": dataset, "rows": len(rows)})
 		if len(rows) >= max_rows:
 			notes.append(

@@ -342,7 +342,23 @@ def test_fetch_pages_through_every_row(monkeypatch):
 	session = session_for(conn)
 	rows, notes = tool_module.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
 	assert len(rows) == 7 and not notes  # lines of the five submitted invoices
-	assert sum(1 for call in conn.calls if call == ("list", "sales_invoice")) == 4
+	assert sum(1 for call in conn.calls if call == ("list", "sales_invoice")) == 4  # 2, 2, 2, 1
+
+
+def test_fetch_reads_every_row_when_the_connector_caps_its_pages():
+	"""A connector serving fewer rows than asked (the frappe one stops at 500) must not cut the data."""
+	conn = connector()
+	real = conn.list
+
+	def capped(entity, *, limit=20, **kwargs):
+		return real(entity, limit=min(limit, 3), **kwargs)
+
+	conn.list = capped
+	session = session_for(conn)
+	rows, _ = tool_module.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
+	assert len(rows) == 7  # 3, 3, 1
+	result = tool_module.build_tool(session, "sales.monthly_trend", {"start": "2025-01-01"})
+	assert next(k for k in result["kpis"] if k["label"] == "Total revenue")["value"] == 880
 
 
 def test_stock_takes_item_groups_from_the_item():
