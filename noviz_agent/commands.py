@@ -79,7 +79,14 @@ def index_knowledge(context, rebuild):
 	_connect(context)
 	try:
 		values = frappe_session.load_settings(with_secrets=True)
-		summary = frappe_knowledge.index(values, rebuild=rebuild)
+		with click.progressbar(length=1, label="Indexing process documents", show_pos=True) as bar:
+
+			def progress(done: int, total: int, title: str) -> None:
+				bar.length = max(total, 1)
+				bar.label = f"Indexing: {title[:40]}"
+				bar.update(done - bar.pos)
+
+			summary = frappe_knowledge.index(values, rebuild=rebuild, progress=progress)
 	finally:
 		frappe.destroy()
 	click.echo(

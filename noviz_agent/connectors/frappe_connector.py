@@ -290,7 +290,14 @@ class FrappeConnector:
 				{"state": s.state, "doc_status": s.doc_status, "allow_edit": s.allow_edit} for s in wf.states
 			],
 			"transitions": [
-				{"state": t.state, "action": t.action, "next_state": t.next_state, "allowed": t.allowed}
+				{
+					"state": t.state,
+					"action": t.action,
+					"next_state": t.next_state,
+					"allowed": t.allowed,
+					"condition": t.condition or None,
+					"allow_self_approval": bool(t.allow_self_approval),
+				}
 				for t in wf.transitions
 			],
 		}

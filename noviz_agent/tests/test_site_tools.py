@@ -332,6 +332,7 @@ class TestWorkflow(SiteToolsCase):
 				("Pending Approval", "Approve", "Approved", "Purchase Manager"),
 			],
 		)
+		self.assertEqual([t.get("self_approval") for t in result.data["transitions"]], [True, False])
 
 	def test_actions_differ_by_role_on_one_order(self):
 		self.make_workflow()

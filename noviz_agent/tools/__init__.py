@@ -21,6 +21,8 @@ TOOL_MODULES: list[str] = [
 	"reports",
 	"schema",
 	"discovery",
+	"knowledge",
+	"workflow",
 ]
 
 
