@@ -1,9 +1,9 @@
 """The `noviz-agent` console script: what can be done without a site.
 
-    noviz-agent tools --json                 every tool of the full canonical registry
-    noviz-agent route "question" --json      modules matched and tools offered (stdin: one per line)
-    noviz-agent analytics catalog|run ...    the analytics engine
-    noviz-agent knowledge index|search|status the knowledge store
+noviz-agent tools --json                 every tool of the full canonical registry
+noviz-agent route "question" --json      modules matched and tools offered (stdin: one per line)
+noviz-agent analytics catalog|run ...    the analytics engine
+noviz-agent knowledge index|search|status the knowledge store
 """
 
 from __future__ import annotations

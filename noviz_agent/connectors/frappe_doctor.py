@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import frappe
-
 from noviz_agent import validation
 from noviz_agent.connectors import frappe_knowledge, frappe_session
 

@@ -179,7 +179,9 @@ class ProposalRefused(Exception):
 
 def _open(session: Session, token: str, *, take: bool) -> dict:
 	if not isinstance(token, str) or token.count(".") != 1:
-		raise ProposalRefused("This confirmation token is malformed. Ask the agent to prepare the change again.")
+		raise ProposalRefused(
+			"This confirmation token is malformed. Ask the agent to prepare the change again."
+		)
 	nonce, signature = token.split(".")
 	record = session.proposals.take(nonce) if take else session.proposals.get(nonce)
 	if record is None:
@@ -215,7 +217,9 @@ def confirm(session: Session, token: str) -> ToolResult:
 	if problem:
 		return ToolResult(name, args, "refused", error=problem)
 	if not session.writes_enabled:
-		return ToolResult(name, args, "refused", error="Changes through the agent are switched off on this site.")
+		return ToolResult(
+			name, args, "refused", error="Changes through the agent are switched off on this site."
+		)
 	return _run(session, session.registry[name], args, started)
 
 

@@ -74,7 +74,9 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 		)
 	verdict = guards.check(call.name, call.arguments, state)
 	if verdict is not None:
-		return ToolResult(call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard})
+		return ToolResult(
+			call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard}
+		)
 	state.record(call.name, call.arguments)
 	return gateway.call_tool(session, call.name, call.arguments)
 

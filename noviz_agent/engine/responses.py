@@ -51,7 +51,8 @@ def table_from(data: Any) -> dict | None:
 		return None
 	columns = data.get("columns") or [{"key": k, "label": k.replace("_", " ").title()} for k in rows[0]]
 	columns = [
-		c if isinstance(c, dict) else {"key": str(c), "label": str(c).replace("_", " ").title()} for c in columns
+		c if isinstance(c, dict) else {"key": str(c), "label": str(c).replace("_", " ").title()}
+		for c in columns
 	]
 	columns = [c for c in columns if not str(c.get("key", "")).startswith("_")]
 	page = data.get("page") or {}

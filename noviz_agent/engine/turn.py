@@ -107,7 +107,9 @@ def run_turn(
 	selection = select(session, message)
 	session.offered = set(selection.tools)
 	session.context["offer_order"] = list(selection.tools)
-	log.update(modules=list(selection.modules), tools_offered=list(selection.tools), tools_cut=list(selection.cut))
+	log.update(
+		modules=list(selection.modules), tools_offered=list(selection.tools), tools_cut=list(selection.cut)
+	)
 
 	prompt = assemble(
 		session, selection, policy_text=policy_text, rules_sent=rules_sent, today=today or date.today()

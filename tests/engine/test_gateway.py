@@ -35,7 +35,11 @@ def _tools(ledger: list):
 		ledger.append(dict(args))
 		return {"name": f"CUST-{len(ledger)}", "doctype": "Customer"}
 
-	number = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 1}}, "additionalProperties": False}
+	number = {
+		"type": "object",
+		"properties": {"n": {"type": "integer", "minimum": 1}},
+		"additionalProperties": False,
+	}
 	values = {
 		"type": "object",
 		"properties": {"values": {"type": "object"}},
@@ -146,7 +150,9 @@ def test_write_becomes_a_proposal_and_nothing_is_written(world):
 
 def test_confirmed_write_runs_once_and_replay_is_refused(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	done = gateway.confirm(session, token)
 	assert done.status == "ok" and done.data["name"] == "CUST-1"
 	again = gateway.confirm(session, token)
@@ -155,9 +161,9 @@ def test_confirmed_write_runs_once_and_replay_is_refused(world):
 
 
 def test_foreign_token_is_refused_and_stays_usable_by_its_owner(world):
-	token = gateway.call_tool(world["session"](), "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
-		"token"
-	]
+	token = gateway.call_tool(
+		world["session"](), "customer.create", {"values": {"customer_name": "Zed"}}
+	).proposal["token"]
 	stolen = gateway.confirm(world["session"]("bob@example.com"), token)
 	assert stolen.status == "refused" and "another person" in stolen.error
 	assert world["ledger"] == []
@@ -166,7 +172,9 @@ def test_foreign_token_is_refused_and_stays_usable_by_its_owner(world):
 
 def test_tampered_token_is_refused(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	nonce, signature = token.split(".")
 	forged = f"{nonce}.{'A' * len(signature)}"
 	assert gateway.confirm(session, forged).status == "refused"
@@ -176,7 +184,9 @@ def test_tampered_token_is_refused(world):
 
 def test_tampered_stored_arguments_are_refused(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	record = session.proposals.get(token.split(".")[0])
 	record["args"] = {"values": {"customer_name": "Mallory"}}
 	assert gateway.confirm(session, token).status == "refused"
@@ -185,7 +195,9 @@ def test_tampered_stored_arguments_are_refused(world):
 
 def test_expired_token_is_refused(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	world["clock"].now += 61
 	result = gateway.confirm(session, token)
 	assert result.status == "refused"
@@ -194,7 +206,9 @@ def test_expired_token_is_refused(world):
 
 def test_cancelled_proposal_can_never_be_confirmed(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	assert gateway.cancel(session, token).status == "ok"
 	assert gateway.confirm(session, token).status == "refused"
 	assert world["ledger"] == []
@@ -208,7 +222,9 @@ def test_writes_switched_off_refuse_before_proposing(world):
 
 def test_token_for_a_tool_no_longer_granted_is_refused(world):
 	session = world["session"]()
-	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal["token"]
+	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
+		"token"
+	]
 	session.allowed = frozenset({"thing.list"})
 	assert gateway.confirm(session, token).status == "refused"
 	assert world["ledger"] == []

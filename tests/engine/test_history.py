@@ -17,7 +17,10 @@ def test_keeps_only_the_last_turns_in_order():
 
 def test_dropped_turns_are_announced_not_summarised():
 	messages = history.window(_turns(5), 2).to_messages()
-	assert messages[0] == {"role": "system", "content": "3 earlier turn(s) of this conversation are not shown."}
+	assert messages[0] == {
+		"role": "system",
+		"content": "3 earlier turn(s) of this conversation are not shown.",
+	}
 	contents = [m["content"] for m in messages[1:]]
 	assert contents == ["q3", "a3", "q4", "a4"]
 	assert not any("q0" in m["content"] or "a1" in m["content"] for m in messages)

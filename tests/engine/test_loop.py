@@ -137,7 +137,11 @@ def test_repeated_identical_call_is_not_run_twice():
 def test_paging_to_build_a_total_is_redirected():
 	session, ran = _session()
 	model = ScriptedModel(
-		[call("sales_order.list", {"page": 1}), call("sales_order.list", {"page": 2}), answer("Use aggregate")]
+		[
+			call("sales_order.list", {"page": 1}),
+			call("sales_order.list", {"page": 2}),
+			answer("Use aggregate"),
+		]
 	)
 	with model:
 		result = loop.run(session, model, _messages())

@@ -21,7 +21,9 @@ def test_duplicate_names_are_rejected():
 		registry.register(_tool())
 
 
-@pytest.mark.parametrize("name", ["list", "Sales.list", "a.b.c", "a-b.list", "a.", ".list", "a_.a", "a__b.list", "a.b_"])
+@pytest.mark.parametrize(
+	"name", ["list", "Sales.list", "a.b.c", "a-b.list", "a.", ".list", "a_.a", "a__b.list", "a.b_"]
+)
 def test_malformed_names_are_rejected(name):
 	with pytest.raises(ValueError):
 		_tool(name)

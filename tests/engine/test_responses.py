@@ -49,7 +49,9 @@ def test_rounded_and_scaled_figures_are_supported():
 
 
 def test_numbers_from_the_question_and_small_counts_are_not_flagged():
-	response = responses.build("Your top 5 customers for 2025 are below.", [], question="top 5 customers in 2025")
+	response = responses.build(
+		"Your top 5 customers for 2025 are below.", [], question="top 5 customers in 2025"
+	)
 	assert response["flags"] == []
 
 
@@ -63,7 +65,9 @@ def test_record_names_and_dates_are_not_numbers():
 
 
 def test_refusal_is_quoted_verbatim_when_nothing_else_came_back():
-	refused = ToolResult("sales_invoice.list", {}, "refused", error="Insufficient Permission for Sales Invoice")
+	refused = ToolResult(
+		"sales_invoice.list", {}, "refused", error="Insufficient Permission for Sales Invoice"
+	)
 	response = responses.build("I can't show those.", [refused])
 	assert response["type"] == "refusal"
 	assert response["refusal"] == {"message": "Insufficient Permission for Sales Invoice"}
@@ -74,7 +78,12 @@ def test_proposal_wins_over_other_blocks():
 		"customer.create",
 		{"values": {"customer_name": "Zed"}},
 		"proposal",
-		proposal={"token": "t.s", "action": "create", "doctype": "Customer", "values": {"customer_name": "Zed"}},
+		proposal={
+			"token": "t.s",
+			"action": "create",
+			"doctype": "Customer",
+			"values": {"customer_name": "Zed"},
+		},
 	)
 	response = responses.build("", [ok("customer.list", {"rows": [{"name": "A"}]}), proposal])
 	assert response["type"] == "proposal"
@@ -98,7 +107,11 @@ def test_count_becomes_a_card():
 
 
 def test_knowledge_passages_become_sources():
-	data = {"passages": [{"title": "Order to cash", "section": "Delivery", "slug": "order-to-cash", "content": "x"}]}
+	data = {
+		"passages": [
+			{"title": "Order to cash", "section": "Delivery", "slug": "order-to-cash", "content": "x"}
+		]
+	}
 	response = responses.build("See Order to cash.", [ok("knowledge.search", data)])
 	assert response["sources"] == [{"title": "Order to cash", "section": "Delivery", "slug": "order-to-cash"}]
 

@@ -14,8 +14,14 @@ CUSTOMERS = [
 	{"name": "Birch Co", "customer_name": "Birch Co", "customer_group": "Commercial", "territory": "South"},
 ]
 ORDERS = [
-	{"name": f"SO-{i:04d}", "customer": "Acme Ltd" if i % 2 else "Birch Co", "date": f"2026-0{1 + i % 9}-10",
-	 "total": 100.0 * i, "status": "To Deliver and Bill", "docstatus": 1}
+	{
+		"name": f"SO-{i:04d}",
+		"customer": "Acme Ltd" if i % 2 else "Birch Co",
+		"date": f"2026-0{1 + i % 9}-10",
+		"total": 100.0 * i,
+		"status": "To Deliver and Bill",
+		"docstatus": 1,
+	}
 	for i in range(1, 8)
 ]
 
@@ -24,8 +30,7 @@ def _connector(user="ann@example.com", perms=None):
 	return MemoryConnector(
 		user,
 		data={"customer": CUSTOMERS, "sales_order": ORDERS},
-		permissions=perms
-		or {"customer": {"read", "create"}, "sales_order": {"read"}},
+		permissions=perms or {"customer": {"read", "create"}, "sales_order": {"read"}},
 		roles={"Sales User"},
 	)
 
@@ -41,8 +46,12 @@ def test_a_question_two_tool_calls_and_a_table_answer():
 		]
 	)
 	with model:
-		outcome = turn.run_turn(session, model, "Show the sales orders of our customers in the North territory",
-			today=date(2026, 11, 30))
+		outcome = turn.run_turn(
+			session,
+			model,
+			"Show the sales orders of our customers in the North territory",
+			today=date(2026, 11, 30),
+		)
 	response = outcome.response
 	assert response["type"] == "table"
 	assert {r["name"] for r in response["table"]["rows"]} == {"SO-0001", "SO-0003", "SO-0005", "SO-0007"}
@@ -136,4 +145,6 @@ def test_the_message_limit_follows_the_setting():
 	with model:
 		response = turn.run_turn(session, model, "y" * 5000, max_chars=6000).response
 	assert response["type"] == "text"
-	assert "limit is 100" in turn.run_turn(session, model, "y" * 101, max_chars=100).response["error"]["message"]
+	assert (
+		"limit is 100" in turn.run_turn(session, model, "y" * 101, max_chars=100).response["error"]["message"]
+	)

@@ -11,7 +11,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-BYPASS = re.compile(r"\bget_all\(|ignore_permissions\s*=\s*True|\bdb\.sql\(|\bdb\.set_value\(|\bdb\.get_value\(")
+BYPASS = re.compile(
+	r"\bget_all\(|ignore_permissions\s*=\s*True|\bdb\.sql\(|\bdb\.set_value\(|\bdb\.get_value\("
+)
 
 ALLOWED = {
 	# The interaction log and conversations are the agent's own records, written for the person.
