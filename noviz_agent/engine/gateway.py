@@ -43,6 +43,9 @@ class ToolResult:
 		"""The text the model reads back as the tool's answer."""
 		if self.status == "ok":
 			payload: Any = self.data
+			if isinstance(payload, dict) and payload.get("chart"):
+				# The chart is drawn for the person from the result; the model needs only to know that.
+				payload = {**payload, "chart": "drawn for the person from this result"}
 		elif self.status == "proposal":
 			payload = {
 				"status": "awaiting_confirmation",

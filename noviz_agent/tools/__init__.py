@@ -21,6 +21,7 @@ TOOL_MODULES: list[str] = [
 	"reports",
 	"schema",
 	"discovery",
+	"analytics",
 	"knowledge",
 	"workflow",
 ]

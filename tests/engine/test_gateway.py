@@ -228,3 +228,10 @@ def test_token_for_a_tool_no_longer_granted_is_refused(world):
 	session.allowed = frozenset({"thing.list"})
 	assert gateway.confirm(session, token).status == "refused"
 	assert world["ledger"] == []
+
+
+def test_a_chart_is_kept_for_the_person_and_not_sent_to_the_model():
+	figure = {"data": [{"type": "bar", "x": list(range(500)), "y": list(range(500))}], "layout": {}}
+	result = gateway.ToolResult("analytics.build", {}, "ok", data={"kpis": [], "chart": figure})
+	assert "drawn for the person" in result.for_model() and '"x"' not in result.for_model()
+	assert result.data["chart"] is figure
