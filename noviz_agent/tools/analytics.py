@@ -66,6 +66,8 @@ SOURCES: dict[str, Source] = {
 	"sales": Source(
 		"sales_invoice",
 		{
+			# The line, so two identical lines of one document stay two rows.
+			"id": "items.line_id",
 			"document": "name",
 			"date": "date",
 			"party": "customer",
@@ -81,6 +83,8 @@ SOURCES: dict[str, Source] = {
 	"purchases": Source(
 		"purchase_invoice",
 		{
+			# The line, so two identical lines of one document stay two rows.
+			"id": "items.line_id",
 			"document": "name",
 			"date": "date",
 			"party": "supplier",
@@ -95,6 +99,8 @@ SOURCES: dict[str, Source] = {
 	"purchase_orders": Source(
 		"purchase_order",
 		{
+			# The line, so two identical lines of one document stay two rows.
+			"id": "items.line_id",
 			"document": "name",
 			"date": "date",
 			"party": "supplier",
