@@ -307,6 +307,27 @@ def page(result_id: str, number: int) -> dict:
 
 
 @frappe.whitelist(methods=["GET"])
+def dashboard_pdf(result_id: str) -> None:
+	"""A dashboard or analysis the person built, as a PDF download; someone else's result id finds nothing."""
+	from noviz_agent.engine.errors import ToolError
+	from noviz_agent.tools import analytics
+
+	_person()
+	result_id = (result_id or "").strip()
+	if not result_id or len(result_id) > 64:
+		frappe.throw(_("Give the result id of a dashboard or analysis."), frappe.ValidationError)
+	session = frappe_session.build_session(frappe_session.load_settings(), progress=False)
+	try:
+		# Results live in the person's own store and carry their user: another's id is simply not there.
+		content = analytics.dashboard_pdf(session, result_id)
+	except ToolError as exc:
+		frappe.throw(str(exc), frappe.DoesNotExistError, title=_("No PDF for this result"))
+	frappe.local.response.filename = f"{result_id}.pdf"
+	frappe.local.response.filecontent = content
+	frappe.local.response.type = "download"
+
+
+@frappe.whitelist(methods=["GET"])
 def client_settings() -> dict:
 	"""What the chat needs to know before the first message (never any secret)."""
 	_person()

@@ -161,6 +161,37 @@ def make_connector(user: str):
 	return FrappeConnector(user)
 
 
+def analysis_job_id(user: str, key: str, params: dict | None) -> str:
+	"""One job per person and question: asking again while it runs does not start a second one."""
+	digest = hashlib.sha256(
+		json.dumps([user, key, params or {}], sort_keys=True, default=str).encode()
+	).hexdigest()[:16]
+	return f"noviz_agent:analysis:{digest}"
+
+
+def enqueuer(user: str, turn: str | None) -> Callable[[str, dict], str]:
+	"""The `enqueue` the analytics tools call: a long-queue job that runs as this person, after commit."""
+
+	def enqueue(method: str, kwargs: dict) -> str:
+		# The analytics module names its own body; the job is the edge's wrapper around it, which
+		# becomes the person and publishes the answer to them.
+		job_id = analysis_job_id(user, kwargs["key"], kwargs.get("params"))
+		frappe.enqueue(
+			"noviz_agent.tasks.run_analysis",
+			queue="long",
+			user=user,
+			key=kwargs["key"],
+			params=kwargs.get("params") or {},
+			turn=turn,
+			job_id=job_id,
+			deduplicate=True,
+			enqueue_after_commit=True,
+		)
+		return job_id
+
+	return enqueue
+
+
 def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
 	"""The Session for the signed-in person; everything it holds is theirs alone."""
 	from noviz_agent.connectors.frappe_allowance import allowance
@@ -184,5 +215,5 @@ def build_session(values: dict, *, turn: str | None = None, progress: bool = Tru
 		writes_enabled=bool(values.get("enable_writes")),
 		progress=progress_sender(user, turn) if (progress and turn) else None,
 		# Opened lazily: most turns never search the process documents.
-		context={"knowledge": opener(values)},
+		context={"knowledge": opener(values), "enqueue": enqueuer(user, turn)},
 	)
