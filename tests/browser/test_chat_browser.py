@@ -192,3 +192,36 @@ def test_a_settled_proposal_in_a_reopened_conversation_has_no_buttons(page):
 	assert node.query_selector(".nz-confirm") is None and node.query_selector(".nz-cancel") is None
 	assert node.query_selector(".nz-proposal-status").inner_text() == "Confirmed."
 	assert "Call Grant Plastics" in node.query_selector(".nz-values").inner_text()
+
+
+def test_a_realtime_analysis_renders_as_an_agent_message_with_a_pdf_link(page, artifacts):
+	page.evaluate(
+		"""window.deliver_analysis({
+			status: "ok", turn: "t1", key: "sales.monthly_trend", title: "Monthly sales <i>trend</i>",
+			result_id: "a_x&y=1",
+			kpis: [{label: "Revenue", value: "12,500.00", change: "-4.0%"}, {label: "<b>Orders</b>", value: 7}],
+			observations: ["Sales fell in <script>window.pwned=1</script> November.", "Three customers give 80%."],
+			chart: {data: [{type: "bar", x: ["Oct", "Nov"], y: [6500, 6000]}], layout: {title: {text: "Sales"}}},
+		})"""
+	)
+	node = page.wait_for_selector(".nz-agent .nz-cards")
+	message = page.query_selector_all(".nz-agent")[-1]
+	cards = message.query_selector_all(".nz-card")
+	assert [c.query_selector(".nz-card-title").inner_text() for c in cards] == ["Revenue", "<b>Orders</b>"]
+	assert "down" in cards[0].query_selector(".nz-card-change").get_attribute("class")
+	text = message.query_selector(".nz-text").inner_text()
+	assert "Monthly sales <i>trend</i> is ready." in text
+	assert len(message.query_selector_all(".nz-text li")) == 2
+	assert message.query_selector("script, i, b") is None
+	page.wait_for_selector(".nz-agent .nz-chart[data-rendered='1']")
+	link = message.query_selector(".nz-pdf-link")
+	assert link.get_attribute("href") == "/api/method/noviz_agent.api.dashboard_pdf?result_id=a_x%26y%3D1"
+	assert page.evaluate("window.pwned") is None
+	shot(page, node, artifacts, "realtime-analysis")
+	# A failed job is shown as an error; a plain response without result_id offers no PDF.
+	page.evaluate("window.deliver_analysis({status: 'error', error: 'No permission for Sales Invoice'})")
+	last = page.query_selector_all(".nz-agent")[-1]
+	assert last.query_selector(".nz-error").inner_text() == "No permission for Sales Invoice"
+	cards_only = page.evaluate_handle("window.show('cards')").as_element()
+	assert cards_only.query_selector(".nz-pdf-link") is None
+	assert page.errors == []

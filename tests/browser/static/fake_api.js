@@ -150,6 +150,8 @@
 		load_plotly,
 		max_chars: 200,
 		on_progress: (handler) => (progress_handler = handler),
+		// The page's chat registers here; tests deliver a realtime analysis with window.deliver_analysis.
+		on_analysis: (handler) => (window.deliver_analysis = window.deliver_analysis || handler),
 		ask_comment: async () => "the total looks wrong",
 	};
 	window.canned = canned;

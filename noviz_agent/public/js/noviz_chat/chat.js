@@ -29,6 +29,7 @@
 			this.pending_turn = null;
 			this.build();
 			if (this.options.on_progress) this.options.on_progress((event) => this.progress(event));
+			if (this.options.on_analysis) this.options.on_analysis((answer) => this.add_analysis(answer));
 			if (this.options.mode === "page") this.refresh_conversations();
 		}
 
@@ -153,6 +154,11 @@
 			this.messages.appendChild(node);
 			this.scroll();
 			return node;
+		}
+
+		// A background analysis finished (delivered over realtime to this person only).
+		add_analysis(answer) {
+			return this.add_response(ns.render.analysis_response(answer));
 		}
 
 		async settle(action, token) {

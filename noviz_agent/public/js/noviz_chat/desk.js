@@ -64,6 +64,11 @@
 		frappe.realtime.on("noviz_agent_progress", handler);
 	}
 
+	// Finished background analyses; the server publishes them to the person who asked only.
+	function on_analysis(handler) {
+		frappe.realtime.on("noviz_agent_analysis", handler);
+	}
+
 	function ask_comment() {
 		return new Promise((resolve) => {
 			const dialog = new frappe.ui.Dialog({
@@ -85,6 +90,7 @@
 			{
 				api: ns.desk_api,
 				on_progress,
+				on_analysis,
 				load_plotly,
 				ask_comment,
 				max_chars: (frappe.boot.noviz_agent && frappe.boot.noviz_agent.max_message_chars) || 4000,

@@ -418,6 +418,38 @@
 		return box;
 	}
 
+	// A built analysis or dashboard kept on the server for this person, offered as a PDF.
+	function pdf_block(result_id) {
+		const href = "/api/method/noviz_agent.api.dashboard_pdf?result_id=" + encodeURIComponent(String(result_id));
+		return el("div", { class: "nz-pdf", "data-block": "pdf" }, [
+			el("a", { class: "btn btn-xs btn-default nz-pdf-link", href, download: true, text: t("Download PDF") }),
+		]);
+	}
+
+	// A finished background analysis as a response: its KPIs as cards, observations as text, its chart.
+	function analysis_response(answer) {
+		answer = answer || {};
+		if (answer.status === "error") {
+			return { type: "error", error: { message: answer.error || t("The analysis could not be finished.") } };
+		}
+		const cards = (answer.kpis || []).slice(0, 8).map((kpi) => {
+			const card = { title: String(kpi.label || ""), value: kpi.value };
+			if (kpi.unit) card.subtitle = String(kpi.unit);
+			if (kpi.change !== null && kpi.change !== undefined) card.change = kpi.change;
+			return card;
+		});
+		// Observations arrive as plain strings; bullets keep them readable and they stay text.
+		const lines = (answer.observations || []).map((o) => "- " + String(o).replace(/\n/g, " "));
+		const title = answer.title ? String(answer.title) : t("Analysis");
+		return {
+			type: "cards",
+			text: [t("{0} is ready.", [title]), ...lines].join("\n"),
+			cards,
+			chart: answer.chart && Array.isArray(answer.chart.data) ? answer.chart : null,
+			result_id: answer.result_id || null,
+		};
+	}
+
 	// The whole answer, in reading order: what went wrong first, then text, data, and the decision.
 	function response(resp, ctx) {
 		ctx = ctx || {};
@@ -429,6 +461,8 @@
 		if (resp.cards && resp.cards.length) box.appendChild(cards_block(resp.cards));
 		if (resp.table && (resp.table.rows || []).length) box.appendChild(table_block(resp.table, ctx));
 		if (resp.chart && (resp.chart.data || []).length) box.appendChild(chart_block(resp.chart, ctx));
+		const analysed = (resp.cards && resp.cards.length) || (resp.chart && (resp.chart.data || []).length);
+		if (resp.result_id && analysed) box.appendChild(pdf_block(resp.result_id));
 		if (resp.proposal) box.appendChild(proposal_block(resp.proposal, ctx));
 		if (resp.flags && resp.flags.length) box.appendChild(flags_block(resp.flags));
 		if (resp.sources && resp.sources.length) box.appendChild(sources_block(resp.sources));
@@ -444,6 +478,8 @@
 		cards_block,
 		chart_block,
 		proposal_block,
+		pdf_block,
+		analysis_response,
 		refusal_block,
 		error_block,
 		format_value,
