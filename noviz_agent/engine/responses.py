@@ -30,6 +30,8 @@ def empty_response() -> dict:
 		"error": None,
 		"flags": [],
 		"sources": [],
+		# The analysis kept server-side behind the cards and chart (for its PDF).
+		"result_id": None,
 	}
 
 
@@ -134,6 +136,8 @@ def build(text: str, results: Iterable[ToolResult], *, question: str = "") -> di
 
 	for result in reversed([r for r in results if r.ok]):
 		data = result.data
+		if not (response["chart"] or response["cards"]) and isinstance(data, dict) and data.get("kpis"):
+			response["result_id"] = data.get("result_id")
 		response["chart"] = response["chart"] or chart_from(data)
 		response["table"] = response["table"] or table_from(data)
 		response["cards"] = response["cards"] or cards_from(data)

@@ -120,3 +120,11 @@ def test_error_response_shape():
 	response = responses.error_response("Provider down", "Ask your administrator")
 	assert response["type"] == "error" and response["error"]["hint"] == "Ask your administrator"
 	assert set(response) == set(responses.empty_response())
+
+
+def test_an_analysis_result_id_travels_with_its_cards_for_the_pdf():
+	data = {"kpis": [{"label": "Revenue", "value": 10}], "result_id": "a1", "chart": None}
+	listing = dict(LIST)
+	response = responses.build("", [ok("analytics.build", data), ok("sales_invoice.list", listing)])
+	assert response["result_id"] == "a1"
+	assert responses.build("", [ok("sales_invoice.list", listing)])["result_id"] is None
