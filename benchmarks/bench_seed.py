@@ -5,8 +5,8 @@ site, and everything goes through the documents' own APIs (insert/submit, ERPNex
 payment builder), so ledgers, outstanding amounts and permissions are what the desk would
 produce. Run it with the bench's Python from the `sites` folder:
 
-	cd /work/bench/frappe-bench/sites && \
-		../env/bin/python /work/main/benchmarks/bench_seed.py --site noviz.localhost [--months 24] [--seed 7]
+	cd <bench>/sites && \
+		../env/bin/python <this repository>/benchmarks/bench_seed.py --site <site> [--months 24] [--seed 7]
 
 What it adds is tagged ("Seed Customer 01", item codes SEED-..., bill numbers SEED-BILL-...,
 invoice remarks "bench_seed ...", payment references SEED-PAY-...) and a rerun skips what

@@ -3,7 +3,7 @@
 Needs a served site on 127.0.0.1 with noviz_agent installed and the stub provider running:
 
     python -m noviz_agent.testing.stub_provider --port 8765 &
-    /work/bench/serve.sh start
+    (serve your development site on 127.0.0.1:8000)
     python tests/browser/live_desk_demo.py --url http://127.0.0.1:8000 --user sales.user@noviz.test
 
 It points Agent Settings at the stub (as Administrator, through the REST API), signs in to the
