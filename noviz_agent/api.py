@@ -16,6 +16,7 @@ from frappe import _
 from noviz_agent import records, validation
 from noviz_agent.connectors import frappe_session
 from noviz_agent.engine import gateway, responses
+from noviz_agent.engine.selection import make_model_picker
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
 
 CONVERSATION = "Agent Conversation"
@@ -161,6 +162,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			today=frappe.utils.getdate(),
 			retriever=_retriever(values),
 			max_chars=max_chars,
+			model_picker=_model_picker(values, provider, session.person.roles),
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,
@@ -187,6 +189,14 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		entry = None
 	doc, log_doc = _record(user, doc, question, response, log, entry, rules_sent, values)
 	return _reply(response, doc, log_doc, turn)
+
+
+def _model_picker(values: dict, provider, roles):
+	"""One cheap model call that picks modules, for the roles the administrator named; else None."""
+	named = set(validation.lines(values.get("model_selection_roles")))
+	if not named & set(roles):
+		return None
+	return make_model_picker(lambda messages: provider.complete(messages, [], timeout=15).text)
 
 
 def _retriever(values: dict):

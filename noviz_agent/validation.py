@@ -170,3 +170,8 @@ def rate_window(count: int, allowed: int, window_seconds: int, retry_in: int) ->
 		f"You have asked {allowed} questions in the last {window_seconds // 60} minutes, the limit on this site. "
 		f"Try again in about {minutes} minute{'s' if minutes != 1 else ''}."
 	)
+
+
+def lines(value: str | None) -> list[str]:
+	"""The entries of a one-per-line (or comma-separated) settings field, trimmed, empty ones dropped."""
+	return [part.strip() for part in (value or "").replace(",", "\n").splitlines() if part.strip()]

@@ -12,6 +12,7 @@ import frappe
 
 from knowledge.documents import document_from_record
 from knowledge.service import KnowledgeConfig, load_documents, open_knowledge
+from noviz_agent.validation import lines
 
 DOCTYPE = "Agent Knowledge Document"
 
@@ -50,16 +51,12 @@ def desk_documents() -> list:
 			title=row.title,
 			module=row.module,
 			content=row.body or "",
-			doctypes=_lines(row.doctypes),
-			roles=_lines(row.roles),
+			doctypes=lines(row.doctypes),
+			roles=lines(row.roles),
 			slug=row.slug or None,
 		)
 		for row in rows
 	]
-
-
-def _lines(value: str | None) -> list[str]:
-	return [part.strip() for part in (value or "").replace(",", "\n").splitlines() if part.strip()]
 
 
 def index(values: dict, *, rebuild: bool = False, progress=None) -> dict:

@@ -15,7 +15,7 @@ from noviz_agent.engine import gateway, history, loop, responses
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.llm import Provider
 from noviz_agent.engine.prompt import assemble
-from noviz_agent.engine.selection import select
+from noviz_agent.engine.selection import ModulePicker, select
 from noviz_agent.engine.session import Session
 
 MAX_MESSAGE_CHARS = 4000
@@ -79,6 +79,7 @@ def run_turn(
 	today: date | None = None,
 	retriever: Retriever | None = None,
 	max_chars: int = MAX_MESSAGE_CHARS,
+	model_picker: ModulePicker | None = None,
 ) -> TurnOutcome:
 	"""Answer one message as the session's person."""
 	started = time.perf_counter()
@@ -104,7 +105,7 @@ def run_turn(
 			)
 		)
 
-	selection = select(session, message)
+	selection = select(session, message, model_picker=model_picker)
 	session.offered = set(selection.tools)
 	session.context["offer_order"] = list(selection.tools)
 	log.update(

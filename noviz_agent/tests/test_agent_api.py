@@ -154,6 +154,19 @@ class TestTurns(AgentTestCase):
 			self.assertEqual(accounts["response"]["type"], "table")
 		self.assertIsNone(sales["response"]["table"])
 
+	def test_model_picked_modules_only_for_the_roles_named_in_settings(self):
+		frappe.db.set_single_value("Agent Settings", "model_selection_roles", "Accounts User")
+		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+		picked = self.send_as(ACCOUNTS, "how is the business doing", ['["accounting"]', answer("ok")])
+		plain = self.send_as(SALES, "how is the business doing", [answer("ok")])
+		picker_call, turn_call = self.models[0].requests
+		self.assertEqual(picker_call[1], [])  # the picker call offers no tools
+		self.assertIn("accounting", picker_call[0][0]["content"])
+		log = frappe.get_doc("Agent Interaction Log", picked["log"])
+		self.assertEqual(log.modules, "accounting")
+		self.assertEqual(len(self.models[1].requests), 1)
+		self.assertEqual(plain["response"]["type"], "text")
+
 	def test_a_failing_provider_still_leaves_a_logged_turn(self):
 		reply = self.send_as(SALES, "anything", [ProviderError("the provider is down")])
 		self.assertEqual(reply["response"]["type"], "error")

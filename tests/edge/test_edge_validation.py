@@ -113,3 +113,12 @@ def test_rate_window_message_only_when_over():
 	assert v.rate_window(60, 60, 3600, 100) is None
 	message = v.rate_window(61, 60, 3600, 600)
 	assert "60 questions" in message and "10 minutes" in message
+
+
+def test_lines_splits_one_per_line_or_by_comma():
+	assert v.lines("System Manager\n  Accounts Manager ,HR User\n\n") == [
+		"System Manager",
+		"Accounts Manager",
+		"HR User",
+	]
+	assert v.lines(None) == [] and v.lines("") == []

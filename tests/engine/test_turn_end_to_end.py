@@ -148,3 +148,17 @@ def test_the_message_limit_follows_the_setting():
 	assert (
 		"limit is 100" in turn.run_turn(session, model, "y" * 101, max_chars=100).response["error"]["message"]
 	)
+
+
+def test_a_model_picker_narrows_modules_when_given():
+	session = make_session(_connector())
+	asked = []
+
+	def picker(question, modules):
+		asked.append((question, list(modules)))
+		return ["selling"]
+
+	model = ScriptedModel([answer("ok")])
+	outcome = turn.run_turn(session, model, "how are things going overall", model_picker=picker)
+	assert asked and asked[0][0] == "how are things going overall"
+	assert outcome.log["modules"] == ["selling"]
