@@ -113,6 +113,17 @@ class TestAnalytics(SiteToolsCase):
 	def test_monthly_trend_total_equals_the_invoices_as_administrator(self):
 		self.trend_total_against_the_invoices()
 
+	def test_gross_margin_estimates_cost_from_valuation_rates_and_says_so(self):
+		result = gateway.call_tool(
+			session_for(ADMIN),
+			"analytics.build",
+			{"key": "margins.gross_margin_trend", "params": {"start": period_start(6)}},
+		)
+		self.assertEqual(result.status, "ok", result.error)
+		labels = [k["label"] for k in result.data["kpis"]]
+		self.assertIn("Gross profit", labels)
+		self.assertTrue(any("valuation rate" in w for w in result.data["warnings"]), result.data["warnings"])
+
 	def test_monthly_trend_of_a_quarter_equals_the_invoices_and_forecasts(self):
 		result = self.trend_total_against_the_invoices(months=3, max_lines=500)
 		self.assertTrue(result.data["result_id"])

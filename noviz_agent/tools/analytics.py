@@ -33,6 +33,8 @@ from noviz_agent.engine.tools import Tool
 
 RESULT_TTL_SECONDS = 60 * 60
 PAGE_ROWS = 5_000
+# Names per lookup request: under the 500 rows a frappe page may hold.
+LOOKUP_CHUNK = 400
 # Above this many rows a fetch is moved to a background job when the edge can run one.
 IN_TURN_ROWS = 50_000
 MAX_ROWS = 1_000_000
@@ -58,6 +60,10 @@ class Source:
 	filters: tuple = ()
 	default_months: int | None = 24
 	lookups: dict[str, Lookup] = field(default_factory=dict)
+	# Columns computed as the product of two others (e.g. cost = quantity × unit cost).
+	derived: dict[str, tuple[str, str]] = field(default_factory=dict)
+	# Said with every answer that uses a derived column, so an estimate is never taken for a record.
+	derived_notes: dict[str, str] = field(default_factory=dict)
 
 
 SUBMITTED = (("docstatus", "=", 1),)
@@ -79,6 +85,14 @@ SOURCES: dict[str, Source] = {
 		},
 		date="date",
 		filters=SUBMITTED,
+		# Invoice lines carry a cost only when the invoice itself moved stock, so margins use the
+		# item's valuation rate: an estimate, and the answer says so.
+		lookups={"unit_cost": Lookup("item", "item", "valuation_rate")},
+		derived={"cost": ("quantity", "unit_cost")},
+		derived_notes={
+			"cost": "sales: cost is estimated as quantity × each item's current valuation rate, "
+			"not the cost booked when the goods left stock."
+		},
 	),
 	"purchases": Source(
 		"purchase_invoice",
@@ -339,8 +353,10 @@ def fetch(
 	source = SOURCES.get(dataset)
 	if source is None:
 		raise ToolError(f"No source is mapped for the analytics dataset {dataset!r}.")
-	mapped = {c: source.columns[c] for c in columns if c in source.columns}
-	lookups = {c: source.lookups[c] for c in columns if c in source.lookups}
+	derived = {c: source.derived[c] for c in columns if c in source.derived}
+	wanted = list(dict.fromkeys([*columns, *(part for parts in derived.values() for part in parts)]))
+	mapped = {c: source.columns[c] for c in wanted if c in source.columns}
+	lookups = {c: source.lookups[c] for c in wanted if c in source.lookups}
 	for lookup in lookups.values():
 		mapped.setdefault(lookup.key_column, source.columns[lookup.key_column])
 	fields = list(dict.fromkeys(mapped.values()))
@@ -369,19 +385,37 @@ def fetch(
 			)
 			break
 	for column, lookup in lookups.items():
-		keys = sorted({r.get(lookup.key_column) for r in rows if r.get(lookup.key_column)})
-		values = {}
-		if keys:
-			found = session.connector.list(
-				lookup.entity, fields=["name", lookup.field], filters=[["name", "in", keys]], limit=len(keys)
-			)
-			values = {r["name"]: r.get(lookup.field) for r in found}
+		values = _look_up(session, lookup, {r.get(lookup.key_column) for r in rows} - {None, ""})
 		for r in rows:
 			r[column] = values.get(r.get(lookup.key_column))
-	missing = [c for c in required if c not in mapped and c not in lookups]
+	for column, (left, right) in derived.items():
+		for r in rows:
+			a, b = r.get(left), r.get(right)
+			r[column] = a * b if isinstance(a, (int, float)) and isinstance(b, (int, float)) else None
+		notes.append(
+			source.derived_notes.get(column, f"{dataset}: {column} is computed as {left} × {right}.")
+		)
+	helpers = [c for c in wanted if c not in columns]
+	for r in rows:
+		for column in helpers:
+			r.pop(column, None)
+	missing = [c for c in required if c not in mapped and c not in lookups and c not in derived]
 	if missing:
 		notes.append(f"{dataset}: this site's data has no field for {', '.join(missing)}.")
 	return rows, notes
+
+
+def _look_up(session, lookup: Lookup, keys: set) -> dict:
+	"""`lookup.field` of each key's record, a few hundred names a request (a page is capped)."""
+	keys = sorted(keys)
+	values = {}
+	for start in range(0, len(keys), LOOKUP_CHUNK):
+		chunk = keys[start : start + LOOKUP_CHUNK]
+		found = session.connector.list(
+			lookup.entity, fields=["name", lookup.field], filters=[["name", "in", chunk]], limit=len(chunk)
+		)
+		values.update((r["name"], r.get(lookup.field)) for r in found)
+	return values
 
 
 def estimate_rows(session, analysis, params: dict) -> int:

@@ -144,9 +144,12 @@ def test_every_dataset_has_a_source_whose_fields_exist_in_the_model():
 			entity.resolve(field)  # raises when the canonical field does not exist
 		if source.date:
 			entity.resolve(source.date)
+		inputs = {part for parts in source.derived.values() for part in parts}
 		for column, lookup in source.lookups.items():
-			assert DATASETS[name].column(column) is not None
+			assert DATASETS[name].column(column) is not None or column in inputs, f"{name}.{column}"
 			model.entity(lookup.entity).resolve(lookup.field)
+		for column in source.derived:
+			assert DATASETS[name].column(column) is not None, f"{name}.{column}"
 
 
 def test_catalog_finds_analyses_by_words():
@@ -197,9 +200,34 @@ def test_build_refuses_what_the_person_cannot_read():
 	assert call_tool(session, "analytics.build", {"key": "sales.monthly_trend"}).status == "refused"
 
 
-def test_build_names_a_field_this_site_does_not_supply():
+ITEMS = [
+	{"name": "X", "item_code": "X", "valuation_rate": 40.0},
+	{"name": "Y", "item_code": "Y", "valuation_rate": 10.0},
+	{"name": "Z", "item_code": "Z", "valuation_rate": 30.0},
+]
+
+
+def test_margins_estimate_cost_from_valuation_rates_and_say_so():
+	with_items = MemoryConnector(
+		"ana@example.com",
+		data={"sales_invoice": INVOICES, "item": ITEMS},
+		permissions={"sales_invoice": {"read"}, "item": {"read"}},
+	)
+	result = tool_module.build_tool(
+		session_for(with_items), "margins.gross_margin_trend", {"start": "2025-01-01", "end": "2025-03-31"}
+	)
+	kpis = {k["label"]: k["value"] for k in result["kpis"]}
+	# By hand, submitted lines only: revenue 100+50+200+30+400+80+20 = 880;
+	# cost 1×40 + 2×10 + 2×40 + 1×10 + 4×40 + 1×30 + 1×40 = 380.
+	assert kpis["Revenue"] == 880.0 and kpis["Gross profit"] == 500.0
+	assert kpis["Gross margin overall"] == pytest.approx(500 / 880 * 100, abs=0.01)
+	assert any("valuation rate" in w for w in result["warnings"])
+	assert not any("unit_cost" in w for w in result["warnings"])
+
+
+def test_margins_without_access_to_items_are_refused_with_the_reason():
 	session = session_for(connector())
-	with pytest.raises(ToolError, match=r"'cost'.*no field for cost"):
+	with pytest.raises(PermissionDenied, match="Item"):
 		tool_module.build_tool(session, "margins.gross_margin_trend")
 
 
@@ -379,3 +407,13 @@ def test_stock_takes_item_groups_from_the_item():
 	assert result.ok, result.error
 	table = session.results.get(result.data["result_id"])["result"]["table"]
 	assert {r[0]: r[1] for r in table["rows"]} == {"Raw": 60, "Packing": 30}
+
+
+def test_build_names_a_field_this_site_does_not_supply():
+	orders = MemoryConnector(
+		"ana@example.com",
+		data={"purchase_order": [{"name": "PO-1", "date": "2025-01-05", "supplier": "S", "docstatus": 1}]},
+		permissions={"purchase_order": {"read"}},
+	)
+	result = tool_module.build_tool(session_for(orders), "purchasing.lead_time")
+	assert "purchase_orders: this site's data has no field for received_date." in result["warnings"]
