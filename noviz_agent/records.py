@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from noviz_agent.engine.history import answer_text
+from noviz_agent.engine.responses import empty_response
 
 RESPONSE_TYPES = ("text", "table", "cards", "chart", "proposal", "refusal", "error")
 TITLE_CHARS = 70
@@ -182,18 +183,8 @@ def loads(value, default):
 
 def error_response(message: str, hint: str | None = None, *, kind: str = "error") -> dict:
 	"""A response object for a turn the engine could not answer (or refused before it ran)."""
-	response = {
-		"type": kind,
-		"text": "",
-		"table": None,
-		"cards": None,
-		"chart": None,
-		"proposal": None,
-		"refusal": None,
-		"error": None,
-		"flags": [],
-		"sources": [],
-	}
+	response = empty_response()
+	response["type"] = kind
 	if kind == "refusal":
 		response["refusal"] = {"message": message}
 	else:

@@ -17,18 +17,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
+from noviz_agent.connectors.model import ACTION_PERMISSION
 from noviz_agent.engine.routing import router_for, spine_names
-
-# The permission each entity action needs on the entity's DocType.
-ACTION_PERMISSION = {
-	"list": "read",
-	"get": "read",
-	"count": "read",
-	"create": "create",
-	"update": "write",
-	"submit": "submit",
-	"cancel": "cancel",
-}
 
 
 @dataclass(frozen=True)

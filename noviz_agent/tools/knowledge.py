@@ -9,6 +9,7 @@ the knowledge base with the person's roles; this module never widens them.
 from __future__ import annotations
 
 from knowledge.errors import KnowledgeError
+from noviz_agent.connectors.model import MODULES as BUSINESS_MODULES
 from noviz_agent.engine.errors import ToolError
 from noviz_agent.engine.tools import Tool
 
@@ -25,20 +26,8 @@ RULES = (
 	"when the two differ."
 )
 
-MODULES = [
-	"core",
-	"selling",
-	"buying",
-	"stock",
-	"accounting",
-	"crm",
-	"hr",
-	"projects",
-	"support",
-	"manufacturing",
-	"assets",
-	"quality",
-]
+# Shipped documents also have a "core" module for processes that span modules.
+MODULES = ["core", *BUSINESS_MODULES]
 
 
 def knowledge_base(session):
