@@ -12,21 +12,9 @@ from noviz_agent import api
 from noviz_agent.connectors import frappe_allowance, frappe_session
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.testing import ScriptedModel, answer, call
+from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user
 
-SALES = "sales.user@noviz.test"
-ACCOUNTS = "accounts.user@noviz.test"
 PASSWORD = "Noviz-Test-2026"
-
-
-def ensure_user(email: str, role: str) -> None:
-	"""The permission-test users (the dev bench has them; a fresh test site gets them here)."""
-	if frappe.db.exists("User", email):
-		return
-	user = frappe.get_doc(
-		{"doctype": "User", "email": email, "first_name": email.split("@")[0], "send_welcome_email": 0}
-	)
-	user.insert(ignore_permissions=True)
-	user.add_roles(role)
 
 
 class AgentTestCase(FrappeTestCase):

@@ -14,22 +14,10 @@ from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent import api, tasks
 from noviz_agent.connectors import frappe_session
+from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, ensure_user
 from noviz_agent.tools import analytics
 
-ADMIN = "Administrator"
-SALES = "sales.user@noviz.test"
-ACCOUNTS = "accounts.user@noviz.test"
 TREND = "sales.monthly_trend"
-
-
-def ensure_user(email: str, role: str) -> None:
-	if frappe.db.exists("User", email):
-		return
-	user = frappe.get_doc(
-		{"doctype": "User", "email": email, "first_name": email.split("@")[0], "send_welcome_email": 0}
-	)
-	user.append("roles", {"role": role})
-	user.insert(ignore_permissions=True)
 
 
 def session_for(user: str):

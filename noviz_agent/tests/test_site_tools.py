@@ -10,43 +10,24 @@ Purchase Order: adding a column is DDL, which MariaDB commits at once (see setUp
 
 from __future__ import annotations
 
-from unittest.mock import patch
-
 import frappe
 from frappe.tests.utils import FrappeTestCase
 from frappe.utils import add_days, add_months, getdate, nowdate
 
-from noviz_agent import tools as tool_modules
 from noviz_agent.connectors import frappe_knowledge, frappe_session
 from noviz_agent.engine import gateway
+from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, ensure_user
 
-ADMIN = "Administrator"
-SALES = "sales.user@noviz.test"
-ACCOUNTS = "accounts.user@noviz.test"
 BUYER = "noviz.buyer@noviz.test"
 APPROVER = "noviz.approver@noviz.test"
-# Tool modules these tests need, whether or not TOOL_MODULES lists them yet.
-NEEDED = ("analytics", "workflow", "knowledge")
 WORKFLOW = "Noviz Test PO Approval"
 
 
-def ensure_user(email: str, role: str) -> None:
-	if frappe.db.exists("User", email):
-		return
-	user = frappe.get_doc(
-		{"doctype": "User", "email": email, "first_name": email.split("@")[0], "send_welcome_email": 0}
-	)
-	user.append("roles", {"role": role})
-	user.insert(ignore_permissions=True)
-
-
 def session_for(user: str, **context):
-	"""The product's session for `user`, with writes switched on and the needed tool modules loaded."""
+	"""The product's session for `user`, with writes switched on."""
 	frappe.set_user(user)
 	values = {**frappe_session.load_settings(), "enable_writes": 1}
-	modules = list(dict.fromkeys([*tool_modules.TOOL_MODULES, *NEEDED]))
-	with patch.object(tool_modules, "TOOL_MODULES", modules):
-		session = frappe_session.build_session(values, progress=False)
+	session = frappe_session.build_session(values, progress=False)
 	session.context.update(context)
 	return session
 
