@@ -192,6 +192,16 @@ def enqueuer(user: str, turn: str | None) -> Callable[[str, dict], str]:
 	return enqueue
 
 
+def long_queue_served() -> bool:
+	"""Whether a worker listens on the long queue: without one a queued analysis would never run."""
+	from frappe.utils.background_jobs import get_queue, get_workers
+
+	try:
+		return bool(get_workers(get_queue("long")))
+	except Exception:
+		return False
+
+
 def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
 	"""The Session for the signed-in person; everything it holds is theirs alone."""
 	from noviz_agent.connectors.frappe_allowance import allowance
@@ -215,5 +225,10 @@ def build_session(values: dict, *, turn: str | None = None, progress: bool = Tru
 		writes_enabled=bool(values.get("enable_writes")),
 		progress=progress_sender(user, turn) if (progress and turn) else None,
 		# Opened lazily: most turns never search the process documents.
-		context={"knowledge": opener(values), "enqueue": enqueuer(user, turn)},
+		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
+		# rather than waiting for a job that would never start.
+		context={
+			"knowledge": opener(values),
+			"enqueue": enqueuer(user, turn) if long_queue_served() else None,
+		},
 	)

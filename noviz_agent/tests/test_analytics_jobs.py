@@ -20,9 +20,11 @@ from noviz_agent.tools import analytics
 TREND = "sales.monthly_trend"
 
 
-def session_for(user: str):
+def session_for(user: str, worker: bool = True):
+	"""The person's session; `worker` says whether a long-queue worker is taken to be running."""
 	frappe.set_user(user)
-	return frappe_session.build_session(frappe_session.load_settings(), turn="t-1")
+	with patch.object(frappe_session, "long_queue_served", return_value=worker):
+		return frappe_session.build_session(frappe_session.load_settings(), turn="t-1")
 
 
 def published(mock, event: str) -> list[tuple[dict, str]]:
@@ -104,6 +106,17 @@ class AnalyticsJobsCase(FrappeTestCase):
 			answer = analytics.build_tool(session, TREND, {})
 		enqueue.assert_not_called()
 		self.assertTrue(answer["kpis"])
+
+	def test_without_a_long_queue_worker_a_large_build_runs_in_the_turn(self):
+		session = session_for(ACCOUNTS, worker=False)
+		self.assertIsNone(session.context["enqueue"])
+		with patch.object(analytics, "IN_TURN_ROWS", 0), patch("frappe.enqueue") as enqueue:
+			answer = analytics.build_tool(session, TREND, {})
+		enqueue.assert_not_called()
+		self.assertTrue(answer["kpis"])
+
+	def test_the_worker_check_reads_the_real_queue(self):
+		self.assertIsInstance(frappe_session.long_queue_served(), bool)
 
 	def test_the_pdf_is_the_persons_own(self):
 		with patch("frappe.publish_realtime") as publish:
