@@ -8,29 +8,12 @@ import statistics
 import pytest
 
 from analytics.runner import run
+from tests.analytics.helpers import kpi, row, series
 
 
 def rows(columns: str, *values: tuple) -> list[dict]:
 	names = columns.split()
 	return [dict(zip(names, v, strict=True)) for v in values]
-
-
-def kpi(result: dict, label: str):
-	for item in result["kpis"]:
-		if item["label"] == label:
-			return item["value"]
-	raise AssertionError(f"no KPI {label!r} in {[k['label'] for k in result['kpis']]}")
-
-
-def row(result: dict, name: str) -> list:
-	for r in result["table"]["rows"]:
-		if r[0] == name:
-			return r
-	raise AssertionError(f"no row {name!r} in {[r[0] for r in result['table']['rows']]}")
-
-
-def series(result: dict) -> dict:
-	return dict(zip(result["series"]["labels"], result["series"]["values"], strict=True))
 
 
 PURCHASES = rows(

@@ -12,6 +12,7 @@ import statistics
 import pytest
 
 from analytics.runner import run
+from tests.analytics.helpers import kpi, row, series
 
 COLUMNS = ("id", "document", "date", "party", "item", "item_group", "territory", "amount", "quantity", "cost")
 SALES = [
@@ -51,24 +52,6 @@ MOVES = [
 		("4", "2025-01-15", "Q", "W2", 8, 80),
 	]
 ]
-
-
-def kpi(result: dict, label: str):
-	for item in result["kpis"]:
-		if item["label"] == label:
-			return item["value"]
-	raise AssertionError(f"no KPI {label!r} in {[k['label'] for k in result['kpis']]}")
-
-
-def row(result: dict, name: str) -> list:
-	for r in result["table"]["rows"]:
-		if r[0] == name:
-			return r
-	raise AssertionError(f"no row {name!r}")
-
-
-def series(result: dict) -> dict:
-	return dict(zip(result["series"]["labels"], result["series"]["values"], strict=True))
 
 
 def loop_sum(rows, key, value):
