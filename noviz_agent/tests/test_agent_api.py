@@ -6,23 +6,21 @@ Run with `bench --site SITE run-tests --app noviz_agent`. Every test rolls back.
 from __future__ import annotations
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent import api
 from noviz_agent.connectors import frappe_allowance, frappe_session
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.testing import ScriptedModel, answer, call
-from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
 
 PASSWORD = "Noviz-Test-2026"
 
 
-class AgentTestCase(FrappeTestCase):
+class AgentTestCase(PeopleTestCase):
 	"""Agent Settings pointing nowhere real, a scripted model per test, Administrator restored after."""
 
 	def setUp(self):
-		ensure_user(SALES, "Sales User")
-		ensure_user(ACCOUNTS, "Accounts User")
+		super().setUp()
 		settings = frappe.get_single("Agent Settings")
 		settings.update(
 			{
@@ -41,8 +39,7 @@ class AgentTestCase(FrappeTestCase):
 
 	def tearDown(self):
 		frappe_session.provider_factory = None
-		frappe.set_user("Administrator")
-		frappe.db.rollback()
+		super().tearDown()
 
 	def next_model(self, values):
 		model = ScriptedModel(self.plan.pop(0) if self.plan else [answer("ok")])

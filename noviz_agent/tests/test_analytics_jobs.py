@@ -10,11 +10,10 @@ from __future__ import annotations
 from unittest.mock import patch
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent import api, tasks
 from noviz_agent.connectors import frappe_session
-from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
 from noviz_agent.tools import analytics
 
 TREND = "sales.monthly_trend"
@@ -32,16 +31,7 @@ def published(mock, event: str) -> list[tuple[dict, str]]:
 	return [(c.args[1], c.kwargs.get("user")) for c in mock.call_args_list if c.args[0] == event]
 
 
-class AnalyticsJobsCase(FrappeTestCase):
-	def setUp(self):
-		frappe.set_user(ADMIN)
-		ensure_user(SALES, "Sales User")
-		ensure_user(ACCOUNTS, "Accounts User")
-
-	def tearDown(self):
-		frappe.set_user(ADMIN)
-		frappe.db.rollback()
-
+class AnalyticsJobsCase(PeopleTestCase):
 	def test_the_job_publishes_the_answer_to_the_person_who_asked(self):
 		with patch("frappe.publish_realtime") as publish:
 			tasks.run_analysis(ACCOUNTS, TREND, {}, turn="t-7")

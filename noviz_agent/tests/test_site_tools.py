@@ -11,12 +11,11 @@ Purchase Order: adding a column is DDL, which MariaDB commits at once (see setUp
 from __future__ import annotations
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 from frappe.utils import add_days, add_months, getdate, nowdate
 
 from noviz_agent.connectors import frappe_knowledge, frappe_session
 from noviz_agent.engine import gateway
-from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user
 
 BUYER = "noviz.buyer@noviz.test"
 APPROVER = "noviz.approver@noviz.test"
@@ -48,15 +47,9 @@ def _names(filters: dict) -> list[str]:
 	return frappe.get_all("Sales Invoice", filters=filters, pluck="name") or [""]
 
 
-class SiteToolsCase(FrappeTestCase):
-	def setUp(self):
-		frappe.set_user(ADMIN)
-		ensure_user(SALES, "Sales User")
-		ensure_user(ACCOUNTS, "Accounts User")
-
+class SiteToolsCase(PeopleTestCase):
 	def tearDown(self):
-		frappe.set_user(ADMIN)
-		frappe.db.rollback()
+		super().tearDown()
 		# The workflow name is cached in Redis, which a rollback does not touch.
 		frappe.cache.hdel("workflow", "Purchase Order")
 		frappe.clear_cache(doctype="Purchase Order")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import frappe
+from frappe.tests.utils import FrappeTestCase
 
 ADMIN = "Administrator"
 SALES = "sales.user@noviz.test"
@@ -18,3 +19,16 @@ def ensure_user(email: str, role: str) -> None:
 	)
 	user.append("roles", {"role": role})
 	user.insert(ignore_permissions=True)
+
+
+class PeopleTestCase(FrappeTestCase):
+	"""Runs as Administrator with the permission-test users present; everything is rolled back after."""
+
+	def setUp(self):
+		frappe.set_user(ADMIN)
+		ensure_user(SALES, "Sales User")
+		ensure_user(ACCOUNTS, "Accounts User")
+
+	def tearDown(self):
+		frappe.set_user(ADMIN)
+		frappe.db.rollback()
