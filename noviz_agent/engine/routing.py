@@ -25,6 +25,7 @@ _CLAUSE = re.compile(r"[,;:.!?]+\s+|\s+(?:and|then)\s+")
 # "SO", "POs", "RFQ": capitals are abbreviations, matched as written ("so" is an English word)
 _ABBREVIATION = re.compile(r"^([A-Z]{2,6})s?$")
 _STEMMER = Stemmer.Stemmer("english")
+_OBJECT_PRONOUNS = {"me", "us", "him", "her", "them", "it"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -228,8 +229,8 @@ class Router:
 				continue
 			imperative = True
 			actions.add(action or "create")
-			if target in self.entity_module:
-				named.append(target)
+			targets = target if isinstance(target, list) else [target]
+			named.extend(t for t in targets if t in self.entity_module)
 		return imperative, actions, named
 
 	def _opener(self, words: list[str]) -> list[str]:
@@ -243,6 +244,9 @@ class Router:
 					break
 		if not words or words[0].isdigit():
 			return []
+		# "clock me in" is the phrasal verb "clock in" with its object inside
+		if len(words) > 2 and words[1] in _OBJECT_PRONOUNS:
+			words = [words[0], *words[2:]]
 		for n in range(min(self._opener_longest, len(words)), 0, -1):
 			if tuple(words[:n]) in self._openers:
 				return words[:n]
