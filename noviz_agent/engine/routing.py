@@ -121,6 +121,7 @@ class Router:
 			{tuple(stems(t)) for t in imperative.get("prefixes", ())} - {()}, key=len, reverse=True
 		)
 		self._not_verbs = {stem for text in imperative.get("not_verbs", ()) for stem in stems(text)}
+		self._light_verbs = {stem for text in imperative.get("light_verbs", ()) for stem in stems(text)}
 		# stemmed opening phrase → (entity or tool, action): "ship" → delivery_note create
 		self._openers = {
 			tuple(stems(text)): (target, action)
@@ -225,13 +226,22 @@ class Router:
 			if not opener:
 				continue
 			target, action = self._openers.get(tuple(opener), (None, None))
-			if target is None and opener[0] in self._not_verbs:
+			if target is None and opener[0] in self._not_verbs and not self._light_use(opener[0], clause):
 				continue
 			imperative = True
 			actions.add(action or "create")
 			targets = target if isinstance(target, list) else [target]
 			named.extend(t for t in targets if t in self.entity_module)
 		return imperative, actions, named
+
+	def _light_use(self, stem: str, clause: str) -> bool:
+		"""A light verb with an object: "get a PO out", "give Acme a price" (not "give me the list")."""
+		if stem not in self._light_verbs:
+			return False
+		tokens = _WORD.findall(clause)
+		at = next((i for i, t in enumerate(tokens) if _stem(t.lower()) == stem), None)
+		after = tokens[at + 1] if at is not None and at + 1 < len(tokens) else ""
+		return after.lower() in ("a", "an") or (after[:1].isupper() and after.upper() != after)
 
 	def _opener(self, words: list[str]) -> list[str]:
 		"""The words a clause opens with after a polite prefix: the action word phrase, or its first word."""

@@ -124,11 +124,11 @@ def test_a_broken_model_falls_back_to_keywords(monkeypatch):
 def test_the_builtin_model_finds_what_no_keyword_names():
 	pytest.importorskip("wordllama")
 	registry = _full_registry()
-	question = "the forklift needs fixing"
-	assert "asset_repair" not in select(make_session(registry), question, similarity=None).route.entities
+	question = "which machines need servicing soon"
+	assert "asset_maintenance" not in select(make_session(registry), question, similarity=None).tools
 	chosen = select(make_session(registry), question)
-	assert "asset_repair" in chosen.near.entities
-	assert "asset_repair.list" in chosen.tools
+	assert "asset_maintenance" in chosen.near.entities
+	assert "asset_maintenance.list" in chosen.tools
 
 
 def _full_registry():
