@@ -107,6 +107,8 @@ class Router:
 		for abbreviation, key in data.get("abbreviations", {}).items():
 			if key in self.entity_module:
 				self._abbrev.setdefault(abbreviation, key)
+		lower = data.get("lowercase_abbreviations", {}).get("words", ())
+		self._lower_abbrev = {w: self._abbrev[w.upper()] for w in lower if w.upper() in self._abbrev}
 		prefixes = {p: e for p, e in data.get("id_prefixes", {}).items() if e in self.entity_module}
 		self._id_prefixes = prefixes
 		alternation = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
@@ -272,7 +274,7 @@ class Router:
 		upper = token.upper()
 		if len(token) >= 3 and upper in self._abbrev:
 			return self._abbrev[upper]
-		return None
+		return self._lower_abbrev.get(token.lower().removesuffix("s") if len(token) == 3 else token.lower())
 
 	def _find_intents(self, words: list[str]) -> set[str]:
 		found: set[str] = set()

@@ -93,6 +93,11 @@ def test_a_read_question_is_not_taken_for_a_write(registry, question):
 	assert not [t for t in offered(registry, question) if t.endswith((".create", ".update", ".submit"))]
 
 
+def test_lower_case_two_letter_words_that_are_english_are_no_abbreviation():
+	route = default_router().route("so do we have mr Smith on pr leave?")
+	assert not {"sales_order", "purchase_receipt", "material_request"} & set(route.entities)
+
+
 def test_a_polite_prefix_is_not_the_verb():
 	route = default_router().route("Could you please show me the open quotations")
 	assert not route.imperative
@@ -124,6 +129,10 @@ def test_the_second_clause_of_a_request_can_ask_for_the_write():
 		("which AMC contracts renew soon", "maintenance_schedule"),
 		("unmatched deposits on the HDFC account", "bank_transaction"),
 		("items running low in the main store", "stock_balance"),
+		("raise a jv for the accrual", "journal_entry"),
+		("wo for 12 benches", "work_order"),
+		("debtors above 10k", "sales_invoice"),
+		("proforma for Fabrikam", "quotation"),
 	],
 )
 def test_business_abbreviations_and_synonyms_reach_their_entity(question, entity):
