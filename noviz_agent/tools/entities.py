@@ -341,7 +341,8 @@ def _describe(ent: Entity, action: str) -> str:
 		"count": f"How many {label} records match the filters (counted by the system, permission-checked).",
 		"create": f"Propose a new {label}. The person sees the exact values and must confirm; nothing is written "
 		f"before that. Writable fields: {', '.join(ent.writable)}.",
-		"update": f"Propose changes to a draft {label}. The person sees before/after values and must confirm.",
+		"update": f"Propose changes to {'a draft' if ent.submittable else 'a'} {label}. The person sees "
+		"before/after values and must confirm.",
 		"submit": f"Propose submitting a draft {label} (makes it final and posts its effects). The person must confirm.",
 		"cancel": f"Propose cancelling a submitted {label} (reverses its effects). The person must confirm.",
 	}
