@@ -124,7 +124,7 @@ class Router:
 		)
 		self._not_verbs = {stem for text in imperative.get("not_verbs", ()) for stem in stems(text)}
 		self._light_verbs = {stem for text in imperative.get("light_verbs", ()) for stem in stems(text)}
-		# stemmed opening phrase → (entity or tool, action): "ship" → delivery_note create
+		# stemmed opening phrase → (entity, entities or None, action): "ship" → delivery_note create
 		self._openers = {
 			tuple(stems(text)): (target, action)
 			for text, (target, action) in data.get("action_words", {}).get("words", {}).items()

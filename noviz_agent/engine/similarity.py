@@ -66,18 +66,20 @@ class Similarity:
 		return Near(entities, tools)
 
 
-# Description vectors by embedder and text: computed once per process, shared by every registry.
-_CACHE: dict[tuple[int, str], np.ndarray] = {}
+# Description vectors per embedder (held, so its id is never reused), by text: computed once per process.
+_CACHE: dict[int, tuple[object, dict[str, np.ndarray]]] = {}
 
 
 def _vectors(embedder, texts: list[str]) -> np.ndarray:
-	missing = list(dict.fromkeys(t for t in texts if (id(embedder), t) not in _CACHE))
+	held = _CACHE.get(id(embedder))
+	if held is None or held[0] is not embedder:
+		held = _CACHE[id(embedder)] = (embedder, {})
+	known = held[1]
+	missing = list(dict.fromkeys(t for t in texts if t not in known))
 	if missing:
-		for text, vector in zip(
-			missing, _unit(np.asarray(embedder.embed(missing), dtype=np.float32)), strict=True
-		):
-			_CACHE[(id(embedder), text)] = vector
-	return np.stack([_CACHE[(id(embedder), t)] for t in texts])
+		vectors = _unit(np.asarray(embedder.embed(missing), dtype=np.float32))
+		known.update(zip(missing, vectors, strict=True))
+	return np.stack([known[t] for t in texts])
 
 
 def _unit(matrix: np.ndarray) -> np.ndarray:
