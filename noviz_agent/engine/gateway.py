@@ -162,17 +162,21 @@ def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
 	nonce = secrets.token_urlsafe(16)
 	expires = int(session.clock() + session.limits.proposal_ttl_seconds)
 	digest = args_hash(args)
+	# The document's version as the person saw it: a confirm after someone else changed the
+	# document is refused, so nobody submits or changes a document they have not seen.
+	version = str(preview.get("version") or "")
 	record = {
 		"user": session.user,
 		"tool": tool.name,
 		"args": args,
 		"args_hash": digest,
 		"expires": expires,
+		"version": version,
 		"preview": preview,
 	}
 	session.proposals.put(nonce, record, session.limits.proposal_ttl_seconds)
-	token = f"{nonce}.{_sign(session.secret, nonce, session.user, tool.name, digest, str(expires))}"
-	proposal = {"token": token, "tool": tool.name, "expires": expires, **preview}
+	signature = _sign(session.secret, nonce, session.user, tool.name, digest, str(expires), version)
+	proposal = {"token": f"{nonce}.{signature}", "tool": tool.name, "expires": expires, **preview}
 	return ToolResult(tool.name, args, "proposal", proposal=proposal, ms=_elapsed_ms(started))
 
 
@@ -193,7 +197,13 @@ def _open(session: Session, token: str, *, take: bool) -> dict:
 			"Ask the agent to prepare the change again."
 		)
 	expected = _sign(
-		session.secret, nonce, record["user"], record["tool"], record["args_hash"], str(record["expires"])
+		session.secret,
+		nonce,
+		record["user"],
+		record["tool"],
+		record["args_hash"],
+		str(record["expires"]),
+		record.get("version", ""),
 	)
 	if not hmac.compare_digest(signature, expected) or args_hash(record["args"]) != record["args_hash"]:
 		if take:
@@ -223,7 +233,38 @@ def confirm(session: Session, token: str) -> ToolResult:
 		return ToolResult(
 			name, args, "refused", error="Changes through the agent are switched off on this site."
 		)
-	return _run(session, session.registry[name], args, started)
+	tool = session.registry[name]
+	if record.get("version"):
+		stale = _stale(session, tool, record, started)
+		if stale is not None:
+			return stale
+	return _run(session, tool, args, started)
+
+
+def _stale(session: Session, tool, record: dict, started: float) -> ToolResult | None:
+	"""A fresh proposal when the document changed since the person saw it; None when it has not.
+
+	The preview is built again as the person (so a permission lost since is noticed too) and its
+	version compared with the one the token was signed for.
+	"""
+	args = record["args"]
+	fresh = _propose(session, tool, args, started)
+	if fresh.status != "proposal":
+		return fresh
+	now = str((fresh.proposal or {}).get("version") or "")
+	if now == record["version"]:
+		# Unchanged: the fresh proposal is withdrawn at once; the original one is carried out.
+		session.proposals.take(fresh.proposal["token"].split(".")[0])
+		return None
+	what = (
+		" ".join(str(p) for p in (record["preview"].get("doctype"), args.get("name")) if p) or "The document"
+	)
+	fresh.error = (
+		f"{what} was changed since this proposal was shown, so nothing was done. Here is the proposal "
+		"again with the document as it is now; confirm it if it is still what you want."
+	)
+	fresh.meta["stale"] = {"shown": record["version"], "now": now}
+	return fresh
 
 
 def cancel(session: Session, token: str) -> ToolResult:

@@ -169,6 +169,10 @@ def _settle(session: Session, token: str, *, confirm: bool) -> TurnOutcome:
 	if result.status == "refused":
 		response.update(type="refusal", refusal={"message": result.error})
 		log["error"] = result.error
+	elif result.status == "proposal":
+		# The document changed since the preview: nothing ran; the person sees it as it is now.
+		response.update(type="proposal", text=result.error or "", proposal=responses.proposal_block(result))
+		log["error"] = result.error
 	elif result.status == "error":
 		response = responses.error_response(result.error or "The change could not be made.")
 		log["error"] = result.error

@@ -52,6 +52,12 @@ class MemoryConnector:
 		self._entities = list(entities) if entities is not None else [e.key for e in self.model]
 		self.calls: list[tuple[str, Any]] = []
 		self._counter = defaultdict(int)
+		self._writes = 0
+
+	def _touch(self, row: dict) -> None:
+		"""Every write moves `modified` on, as frappe does, so stale previews can be detected."""
+		self._writes += 1
+		row["modified"] = f"2099-01-01 00:00:{self._writes:02d}.{self._writes:06d}"
 
 	# --- helpers ---------------------------------------------------------------------
 
@@ -167,6 +173,7 @@ class MemoryConnector:
 		prefix = "".join(w[0] for w in ent.doctype.split()).upper()
 		row = {ent.aliases.get(k, k): copy.deepcopy(v) for k, v in values.items()}
 		row.update(name=f"{prefix}-MEM-{self._counter[entity]:05d}", docstatus=0, owner=self.user)
+		self._touch(row)
 		self._rows(entity).append(row)
 		return self._canonical(ent, row)
 
@@ -178,6 +185,7 @@ class MemoryConnector:
 		if row.get("docstatus", 0) != 0:
 			raise ValidationFailed(f"Cannot edit {ent.doctype} {name}: it is submitted or cancelled.")
 		row.update({ent.aliases.get(k, k): copy.deepcopy(v) for k, v in values.items()})
+		self._touch(row)
 		return self._canonical(ent, row)
 
 	def submit(self, entity: str, name: str) -> dict:
@@ -195,6 +203,7 @@ class MemoryConnector:
 		if row.get("docstatus", 0) != before:
 			raise ValidationFailed(f"Cannot {action} {ent.doctype} {name} in its current state.")
 		row["docstatus"] = after
+		self._touch(row)
 		return self._canonical(ent, row)
 
 	# --- reports ------------------------------------------------------------------------
