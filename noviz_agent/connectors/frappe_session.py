@@ -88,7 +88,9 @@ def limits_from(values: dict) -> Limits:
 	"""Turn limits from Agent Settings, each falling back to its default when unset."""
 	return Limits(
 		max_steps=validation.limit(values, "max_steps"),
-		max_seconds=float(validation.limit(values, "max_seconds")),
+		max_seconds=validation.turn_seconds(
+			validation.limit(values, "max_seconds"), frappe.conf.get("http_timeout")
+		),
 		page_size=validation.limit(values, "page_size"),
 		history_turns=validation.limit(values, "history_turns"),
 		max_tools=validation.limit(values, "max_tools"),
