@@ -125,7 +125,11 @@ def run_turn(
 	passages = retriever(message, session) if retriever is not None else []
 	messages.append({"role": "user", "content": with_passages(message, passages)})
 
-	result = loop.run(session, provider, messages)
+	untrusted = tuple(
+		(f"the process document '{p.get('title') or p.get('section') or 'passage'}'", p.get("content") or "")
+		for p in passages
+	)
+	result = loop.run(session, provider, messages, untrusted=untrusted)
 	usage = result.usage
 	log.update(
 		tools_called=loop.tool_calls_for_log(result.results),
