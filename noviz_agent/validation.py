@@ -132,11 +132,16 @@ def embedding_endpoint(values: dict) -> tuple[str | None, str | None]:
 	return url or None, key or None
 
 
+# C0 control characters other than tab, line feed and carriage return (and DEL): terminal escapes,
+# NUL bytes and bells pasted from other programs mean nothing to the model and break some stores.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def check_message(message, max_chars: int) -> str:
-	"""The question to send, stripped; an empty or oversize one is refused with the limit named."""
+	"""The question to send, stripped of control characters; an empty or oversize one is refused."""
 	if not isinstance(message, str):
 		raise InputError("The message must be text.")
-	text = message.strip()
+	text = _CONTROL.sub(" ", message).strip()
 	if not text:
 		raise InputError("The message is empty: type a question or a request.")
 	if len(text) > max_chars:

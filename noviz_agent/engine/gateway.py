@@ -80,6 +80,30 @@ def _elapsed_ms(started: float) -> float:
 	return round((time.perf_counter() - started) * 1000, 2)
 
 
+# Arguments a model can send: far more than any real call needs, far less than hurts the worker.
+MAX_ARGUMENT_BYTES = 64_000
+MAX_ARGUMENT_DEPTH = 24
+
+
+def _shape_problem(args: dict) -> str | None:
+	"""Why arguments are too deep or too large to look at, found without recursion."""
+	stack, size = [(args, 1)], 0
+	while stack:
+		value, depth = stack.pop()
+		if depth > MAX_ARGUMENT_DEPTH:
+			return f"they are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+		if isinstance(value, dict):
+			size += sum(len(str(k)) for k in value)
+			stack.extend((v, depth + 1) for v in value.values())
+		elif isinstance(value, list | tuple):
+			stack.extend((v, depth + 1) for v in value)
+		else:
+			size += len(str(value))
+		if size > MAX_ARGUMENT_BYTES:
+			return f"they are too large (over {MAX_ARGUMENT_BYTES:,} characters)"
+	return None
+
+
 def check_call(session: Session, name: str, args: Any) -> str | None:
 	"""Why this call may not run, in words the model can act on; None when it may."""
 	tool = session.registry.get(name)
@@ -95,6 +119,9 @@ def check_call(session: Session, name: str, args: Any) -> str | None:
 		)
 	if not isinstance(args, dict):
 		return f"Arguments for '{name}' must be a JSON object, not {type(args).__name__}."
+	shape = _shape_problem(args)
+	if shape:
+		return f"The arguments for '{name}' cannot be used: {shape}. Send only the fields the tool needs."
 	validator = jsonschema.Draft202012Validator(tool.parameters)
 	errors = sorted(validator.iter_errors(args), key=lambda e: list(e.path))
 	if errors:
@@ -114,7 +141,8 @@ def call_tool(session: Session, name: str, args: Any) -> ToolResult:
 	args = args if args is not None else {}
 	problem = check_call(session, name, args)
 	if problem:
-		return ToolResult(name, args if isinstance(args, dict) else {}, "error", error=problem)
+		kept = args if isinstance(args, dict) and _shape_problem(args) is None else {}
+		return ToolResult(name, kept, "error", error=problem)
 	tool = session.registry[name]
 	if tool.writes:
 		return _propose(session, tool, args, started)
