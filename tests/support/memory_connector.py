@@ -41,6 +41,7 @@ class MemoryConnector:
 		roles: set[str] | frozenset[str] = frozenset(),
 		entities: list[str] | None = None,
 		model: Model | None = None,
+		restrictions: dict[str, set[str]] | None = None,
 	):
 		self.user = user
 		self.roles = frozenset(roles)
@@ -53,6 +54,9 @@ class MemoryConnector:
 		self.calls: list[tuple[str, Any]] = []
 		self._counter = defaultdict(int)
 		self._writes = 0
+		# User Permissions as the site applies them: {field: allowed values} on every entity with
+		# that field; a row whose field is empty stays visible (strict user permissions off).
+		self.restrictions = {k: set(v) for k, v in (restrictions or {}).items()}
 
 	def _touch(self, row: dict) -> None:
 		"""Every write moves `modified` on, as frappe does, so stale previews can be detected."""
@@ -72,15 +76,23 @@ class MemoryConnector:
 	def _rows(self, key: str) -> list[dict]:
 		return self.data.setdefault(key, [])
 
+	def _visible(self, ent: Entity, row: dict) -> bool:
+		for field, allowed in self.restrictions.items():
+			if field in ent.fields and row.get(field) not in (None, "") and row.get(field) not in allowed:
+				return False
+		return True
+
 	def _find(self, ent: Entity, name: str) -> dict:
 		for row in self._rows(ent.key):
 			if row.get("name") == name:
+				if not self._visible(ent, row):
+					raise PermissionDenied(f"No permission for {ent.doctype} {name}")
 				return row
 		raise NotFound(f"{ent.doctype} {name} not found")
 
 	def _filtered(self, ent: Entity, filters) -> list[dict]:
 		conditions = parse_filters(ent, filters)
-		return [row for row in self._rows(ent.key) if _matches(row, conditions)]
+		return [row for row in self._rows(ent.key) if self._visible(ent, row) and _matches(row, conditions)]
 
 	# --- reading ------------------------------------------------------------------------
 
