@@ -193,6 +193,7 @@ def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
 	# The document's version as the person saw it: a confirm after someone else changed the
 	# document is refused, so nobody submits or changes a document they have not seen.
 	version = str(preview.get("version") or "")
+	conversation = session.conversation or ""
 	record = {
 		"user": session.user,
 		"tool": tool.name,
@@ -200,10 +201,13 @@ def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
 		"args_hash": digest,
 		"expires": expires,
 		"version": version,
+		"conversation": conversation,
 		"preview": preview,
 	}
 	session.proposals.put(nonce, record, session.limits.proposal_ttl_seconds)
-	signature = _sign(session.secret, nonce, session.user, tool.name, digest, str(expires), version)
+	signature = _sign(
+		session.secret, nonce, session.user, tool.name, digest, str(expires), version, conversation
+	)
 	proposal = {"token": f"{nonce}.{signature}", "tool": tool.name, "expires": expires, **preview}
 	return ToolResult(tool.name, args, "proposal", proposal=proposal, ms=_elapsed_ms(started))
 
@@ -232,6 +236,7 @@ def _open(session: Session, token: str, *, take: bool) -> dict:
 		record["args_hash"],
 		str(record["expires"]),
 		record.get("version", ""),
+		record.get("conversation", ""),
 	)
 	if not hmac.compare_digest(signature, expected) or args_hash(record["args"]) != record["args_hash"]:
 		if take:
@@ -241,6 +246,12 @@ def _open(session: Session, token: str, *, take: bool) -> dict:
 		if take:
 			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
 		raise ProposalRefused("This proposal was prepared for another person; only they can confirm it.")
+	if record.get("conversation") and record["conversation"] != (session.conversation or ""):
+		if take:
+			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
+		raise ProposalRefused(
+			"This proposal belongs to another conversation; confirm it there, or ask again here."
+		)
 	if record["expires"] < session.clock():
 		raise ProposalRefused("This proposal has expired. Ask the agent to prepare the change again.")
 	return record

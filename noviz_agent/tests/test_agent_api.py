@@ -222,14 +222,29 @@ class TestProposals(AgentTestCase):
 	def test_cancel_withdraws_the_token(self):
 		reply = self.propose("Noviz Test Customer B")
 		token = reply["response"]["proposal"]["token"]
-		api.cancel(token)
-		self.assertEqual(api.confirm(token)["response"]["type"], "refusal")
+		cancelled = api.cancel(token, conversation=reply["conversation"])
+		self.assertNotEqual(cancelled["response"]["type"], "refusal", cancelled["response"])
+		again = api.confirm(token, conversation=reply["conversation"])
+		self.assertEqual(again["response"]["type"], "refusal")
 		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer B"}))
+
+	def test_a_proposal_is_confirmed_only_in_its_own_conversation(self):
+		reply = self.propose("Noviz Test Customer D")
+		token = reply["response"]["proposal"]["token"]
+		other = self.send_as(SALES, "hello", [answer("hi")])
+		self.assertNotEqual(other["conversation"], reply["conversation"])
+		for elsewhere in (other["conversation"], None):
+			refused = api.confirm(token, conversation=elsewhere)
+			self.assertEqual(refused["response"]["type"], "refusal")
+		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer D"}))
+		done = api.confirm(token, conversation=reply["conversation"])
+		self.assertNotIn(done["response"]["type"], ("refusal", "error"), done["response"])
+		self.assertTrue(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer D"}))
 
 	def test_another_person_cannot_confirm(self):
 		reply = self.propose("Noviz Test Customer C")
 		frappe.set_user(ACCOUNTS)
-		refused = api.confirm(reply["response"]["proposal"]["token"])
+		refused = api.confirm(reply["response"]["proposal"]["token"], conversation=reply["conversation"])
 		self.assertEqual(refused["response"]["type"], "refusal")
 		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer C"}))
 

@@ -99,3 +99,16 @@ def test_turn_shows_the_fresh_proposal_when_the_document_changed(registry):
 	assert "changed since" in outcome.response["text"]
 	assert outcome.response["proposal"]["token"] != shown.proposal["token"]
 	assert outcome.log["error"]
+
+
+def test_a_proposal_is_confirmed_only_in_the_conversation_that_made_it(registry):
+	session = _session(registry)
+	session.conversation = "conv-a"
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	for elsewhere in ("conv-b", None):
+		session.conversation = elsewhere
+		result = confirm(session, shown.proposal["token"])
+		assert result.status == "refused" and "another conversation" in result.error
+	assert session.connector.get("sales_order", "SO-DRAFT")["docstatus"] == 0
+	session.conversation = "conv-a"
+	assert confirm(session, shown.proposal["token"]).ok
