@@ -67,7 +67,9 @@ def _over_rate_limit(user: str, values: dict) -> str | None:
 # --- recording ------------------------------------------------------------------------
 
 
-def _record(user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values):
+def _record(
+	user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values, new_name=None
+):
 	"""Write the turn and its log; if the conversation cannot be written, the log still is."""
 	conversation_name = conversation.name if conversation else None
 	log = frappe.get_doc(
@@ -104,7 +106,7 @@ def _record(user, conversation, question, outcome_response, outcome_log, entry, 
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
 		if conversation.is_new():
-			conversation.insert(ignore_permissions=True)
+			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
 		if log.conversation != conversation.name:
@@ -148,9 +150,11 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 
 	started = time.perf_counter()
 	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
+	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
+	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
 	try:
 		provider = frappe_session.make_provider(values)
-		session = frappe_session.build_session(values, turn=turn)
+		session = frappe_session.build_session(values, turn=turn, conversation=conversation_name)
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
 		outcome = run_turn(
 			session,
@@ -187,7 +191,9 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", latency_ms=latency
 		)
 		entry = None
-	doc, log_doc = _record(user, doc, question, response, log, entry, rules_sent, values)
+	doc, log_doc = _record(
+		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
+	)
 	return _reply(response, doc, log_doc, turn)
 
 
@@ -213,7 +219,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	token = _checked(validation.check_token, token)
 	doc = _own_conversation(conversation, user) if conversation else None
 	values = frappe_session.load_settings()
-	session = frappe_session.build_session(values, progress=False)
+	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)

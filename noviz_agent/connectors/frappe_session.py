@@ -88,7 +88,9 @@ def limits_from(values: dict) -> Limits:
 	"""Turn limits from Agent Settings, each falling back to its default when unset."""
 	return Limits(
 		max_steps=validation.limit(values, "max_steps"),
-		max_seconds=float(validation.limit(values, "max_seconds")),
+		max_seconds=validation.turn_seconds(
+			validation.limit(values, "max_seconds"), frappe.conf.get("http_timeout")
+		),
 		page_size=validation.limit(values, "page_size"),
 		history_turns=validation.limit(values, "history_turns"),
 		max_tools=validation.limit(values, "max_tools"),
@@ -202,7 +204,9 @@ def long_queue_served() -> bool:
 		return False
 
 
-def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
+def build_session(
+	values: dict, *, turn: str | None = None, progress: bool = True, conversation: str | None = None
+) -> Session:
 	"""The Session for the signed-in person; everything it holds is theirs alone."""
 	from noviz_agent.connectors.frappe_allowance import allowance
 	from noviz_agent.connectors.frappe_knowledge import opener
@@ -224,6 +228,7 @@ def build_session(values: dict, *, turn: str | None = None, progress: bool = Tru
 		results=RedisStore(f"result:{user}"),
 		writes_enabled=bool(values.get("enable_writes")),
 		progress=progress_sender(user, turn) if (progress and turn) else None,
+		conversation=conversation,
 		# Opened lazily: most turns never search the process documents.
 		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
 		# rather than waiting for a job that would never start.

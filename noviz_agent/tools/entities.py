@@ -278,6 +278,7 @@ def _preview_update(ent: Entity) -> Callable:
 			"summary": f"Change {ent.label} {args['name']}",
 			"fields": fields,
 			"tables": tables,
+			"version": current.get("modified"),
 		}
 
 	return preview
@@ -301,6 +302,7 @@ def _preview_state(ent: Entity, action: str) -> Callable:
 			"_link": record["_link"],
 			"summary": f"{action.title()} {ent.label} {args['name']}",
 			"fields": [{"key": k, "label": ent.fields[k].label, "value": record["fields"][k]} for k in shown],
+			"version": record["fields"].get("modified"),
 		}
 
 	return preview
