@@ -8,18 +8,21 @@ the provider's own 429.
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 import time
 from collections.abc import Callable
 from typing import Protocol
 
+from noviz_agent.engine.errors import ProviderError
+
 
 class CounterStore(Protocol):
 	def incr(self, key: str, amount: int, ttl: int) -> int: ...
 
 
-class RateLimited(Exception):
+class RateLimited(ProviderError):
 	"""The site's share of the provider's rate is used up for now; the message says when to retry."""
 
 
@@ -79,3 +82,19 @@ class MemoryCounters:
 		with self._lock:
 			self._values[key] = self._values.get(key, 0) + amount
 			return self._values[key]
+
+
+class GatedProvider:
+	"""A provider whose every call first passes the site's rate gate with its estimated tokens."""
+
+	def __init__(self, provider, gate: RateGate, *, completion_allowance: int = 1_000):
+		self.provider, self.gate, self.completion_allowance = provider, gate, completion_allowance
+
+	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
+		# About four characters a token: the same estimate for every worker, so the shared count holds.
+		size = len(json.dumps(messages, default=str)) + len(json.dumps(tools, default=str))
+		self.gate.acquire(size // 4 + self.completion_allowance)
+		return self.provider.complete(messages, tools, timeout=timeout)
+
+	def __getattr__(self, name):
+		return getattr(self.provider, name)

@@ -69,3 +69,22 @@ def test_a_request_larger_than_the_limit_is_refused_at_once():
 
 def test_no_limit_means_no_gate():
 	assert _gate(Clock(), limit=0).acquire(10**9) == 0.0
+
+
+def test_a_gated_provider_ends_a_turn_cleanly_when_the_site_is_over_its_rate():
+	from noviz_agent.engine.turn import run_turn
+	from noviz_agent.governance.rate_gate import GatedProvider
+	from noviz_agent.testing.model import ScriptedModel
+	from tests.support.factories import make_session
+	from tests.support.memory_connector import MemoryConnector
+
+	clock = Clock(60_000.0 + 1)
+	store = MemoryCounters()
+	store.incr("openai:1000", 9_900, 120)  # other workers used the minute
+	model = ScriptedModel(["never sent"])
+	provider = GatedProvider(model, _gate(clock, store, max_wait=5))
+	session = make_session(MemoryConnector("ann@example.com", {}, {}), tools=[])
+	outcome = run_turn(session, provider, "hello")
+	assert outcome.response["type"] == "error"
+	assert "Try again in about" in outcome.response["error"]["message"]
+	assert model.requests == []  # the provider never saw the request

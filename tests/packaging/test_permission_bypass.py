@@ -22,10 +22,13 @@ ALLOWED = {
 	"noviz_agent/connectors/frappe_allowance.py": 2,
 	# Indexing desk knowledge documents is an administrator's command; roles filter at search.
 	"noviz_agent/connectors/frappe_knowledge.py": 1,
-	# Saving default settings during install-app.
-	"noviz_agent/install.py": 1,
+	# Saving default settings and creating the Agent Auditor role during install-app.
+	"noviz_agent/install.py": 2,
 	# The person's own language preference.
 	"noviz_agent/connectors/frappe_session.py": 1,
+	# Governance is the agent's own bookkeeping: budgets bind people who cannot read them, spending
+	# and audit rows are written for the person, retention removes the agent's own old records.
+	"noviz_agent/connectors/frappe_governance.py": 12,
 }
 
 
