@@ -239,10 +239,9 @@ def apply_retention() -> dict:
 
 
 def turn_budget(user: str, roles, values: dict, worst_tokens: int, rates) -> tuple[list[Cap], Spend]:
-	"""The caps binding this person and a turn's worst case at the model's prices."""
-	from noviz_agent.records import estimate_cost
-
-	worst = Spend(worst_tokens, estimate_cost(worst_tokens, 0, 0, rates) if rates else 0.0)
+	"""The caps binding this person and a turn's worst case: its token limit at the dearer of the prices."""
+	dearest = max(rates.prompt, rates.completion) if rates else 0.0
+	worst = Spend(worst_tokens, round(worst_tokens * dearest / 1_000_000, 6))
 	return budgets.applicable(caps(), user, set(roles)), worst
 
 
