@@ -6,14 +6,15 @@ import frappe
 
 from noviz_agent import validation
 
-
 AUDITOR = "Agent Auditor"
 
 
 def ensure_auditor_role() -> None:
 	"""The role that may review other people's conversations (each read is recorded)."""
 	if not frappe.db.exists("Role", AUDITOR):
-		frappe.get_doc({"doctype": "Role", "role_name": AUDITOR, "desk_access": 1}).insert(ignore_permissions=True)
+		frappe.get_doc({"doctype": "Role", "role_name": AUDITOR, "desk_access": 1}).insert(
+			ignore_permissions=True
+		)
 
 
 def after_install() -> None:
