@@ -19,7 +19,7 @@ ALLOWED = {
 	# The interaction log and conversations are the agent's own records, written for the person.
 	"noviz_agent/api.py": 5,
 	# The role policy must apply to people who cannot read it; it only removes tools.
-	"noviz_agent/connectors/frappe_allowance.py": 2,
+	"noviz_agent/connectors/frappe_allowance.py": 3,
 	# Indexing desk knowledge documents is an administrator's command; roles filter at search.
 	"noviz_agent/connectors/frappe_knowledge.py": 1,
 	# Saving default settings and creating the Agent Auditor role during install-app.
