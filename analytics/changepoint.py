@@ -4,10 +4,12 @@ number of splits tried and for autocorrelation.
 - Every split of a segment is scored at once from cumulative sums (O(n)); the best split is
   kept when its p-value, Bonferroni-adjusted for the splits tried, is below alpha; then each
   side is searched again, so several shifts are found, not one best split.
-- Autocorrelation: the t statistic is divided by sqrt((1 + rho) / (1 - rho)), rho being the
-  lag-one autocorrelation of what is left around the two segment means. A wandering or
-  trending series (rho near 1) then does not count as a run of shifts, while a clean step
-  (white noise either side, as the Nile at the 1898 dam) keeps its full strength.
+- Autocorrelation: the changes found are then retested, each between its neighbours, with the
+  t statistic divided by sqrt((1 + rho) / (1 - rho)), rho being the lag-one autocorrelation of
+  what is left around all the segment means; the weakest failing change is dropped and the
+  rest retested. A wandering or trending series (rho near 1) then does not count as a run of
+  shifts, while a clean step (white noise either side, as the Nile at the 1898 dam) keeps
+  its full strength.
 - Ends: a segment is at least `min_size` long (by default 5% of the series, at least 3), and
   a split within 10% of an end of the series must pass alpha / 10.
 - One-period spikes are replaced by the running median before the search (they are
@@ -64,16 +66,19 @@ def scores(values: object, min_size: int = 3) -> tuple[np.ndarray, np.ndarray, n
 	return splits, t, df
 
 
-def _rho(x: np.ndarray, split: int) -> float:
-	"""Lag-one autocorrelation of the residuals around the two segment means, in [0, MAX_RHO]."""
-	residual = np.r_[x[:split] - x[:split].mean(), x[split:] - x[split:].mean()]
+def _rho(x: np.ndarray, bounds: list[int]) -> float:
+	"""Lag-one autocorrelation of the residuals around the segment means, in [0, MAX_RHO]."""
+	residual = np.concatenate([x[a:b] - x[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
 	denominator = float(residual @ residual)
 	if denominator <= 0:
 		return 0.0
 	return float(np.clip(residual[1:] @ residual[:-1] / denominator, 0.0, MAX_RHO))
 
 
-def _best_split(x: np.ndarray, offset: int, total: int, min_size: int, alpha: float) -> dict | None:
+def _test(
+	x: np.ndarray, offset: int, total: int, min_size: int, alpha: float, inflation: float
+) -> dict | None:
+	"""The best split of `x` (a segment starting at `offset`) when significant after correction."""
 	splits, t, df = scores(x, min_size)
 	if splits.size == 0:
 		return None
@@ -81,12 +86,10 @@ def _best_split(x: np.ndarray, offset: int, total: int, min_size: int, alpha: fl
 	if not np.any(strength > 0):
 		return None
 	best = int(np.argmax(strength))
-	index = int(splits[best])
-	inflation = np.sqrt((1 + (rho := _rho(x, index))) / (1 - rho))
 	adjusted = strength[best] / inflation
 	raw_p = 0.0 if np.isinf(adjusted) else float(2 * stats.t.sf(adjusted, df[best]))
 	p_value = min(1.0, raw_p * splits.size)
-	at = offset + index
+	at = offset + int(splits[best])
 	edge = max(min_size, int(np.ceil(EDGE_SHARE * total)))
 	limit = alpha / 10 if min(at, total - at) < edge else alpha
 	if p_value >= limit:
@@ -99,8 +102,47 @@ def _best_split(x: np.ndarray, offset: int, total: int, min_size: int, alpha: fl
 		"p_value": p_value,
 		"raw_p_value": raw_p,
 		"t": float(t[best]) if np.isfinite(t[best]) else float(np.sign(t[best]) * 1e9),
-		"rho": round(rho, 3),
 	}
+
+
+def _segment(x: np.ndarray, min_size: int, alpha: float, inflation: float, limit: int) -> list[dict]:
+	"""Binary segmentation: split while the best split of a segment is significant."""
+	n = x.size
+	found: list[dict] = []
+	pending = [(0, n)]
+	while pending and len(found) < limit:
+		start, stop = pending.pop()
+		if stop - start < 2 * min_size:
+			continue
+		change = _test(x[start:stop], start, n, min_size, alpha, inflation)
+		if change is None:
+			continue
+		found.append(change)
+		pending += [(start, change["index"]), (change["index"], stop)]
+	return sorted(found, key=lambda c: c["index"])
+
+
+def _confirm(x: np.ndarray, found: list[dict], min_size: int, alpha: float) -> tuple[list[dict], float]:
+	"""Each change retested between its neighbours with the residual autocorrelation of the whole
+	segmentation; the weakest that fails is dropped and the rest retested, until all hold."""
+	n = x.size
+	while True:
+		bounds = [0] + [c["index"] for c in found] + [n]
+		rho = _rho(x, bounds)
+		inflation = float(np.sqrt((1 + rho) / (1 - rho)))
+		retested = []
+		for i in range(len(found)):
+			a, b = bounds[i], bounds[i + 2]
+			change = _test(x[a:b], a, n, min_size, alpha, inflation)
+			retested.append(
+				change if change and abs(change["index"] - found[i]["index"]) <= min_size else None
+			)
+		if all(retested):
+			for change in retested:
+				change["rho"] = round(rho, 3)
+			return retested, rho
+		weakest = max((i for i, c in enumerate(retested) if c is None), key=lambda i: found[i]["p_value"])
+		found = found[:weakest] + found[weakest + 1 :]
 
 
 def _despike(x: np.ndarray) -> np.ndarray:
@@ -138,17 +180,8 @@ def locate_all(
 		return []
 	min_size = default_min_size(n) if min_size is None else max(2, int(min_size))
 	x = _despike(_deseason(original, season_length))
-	found: list[dict] = []
-	pending = [(0, n)]
-	while pending and len(found) < MAX_CHANGES:
-		start, stop = pending.pop()
-		if stop - start < 2 * min_size:
-			continue
-		change = _best_split(x[start:stop], start, n, min_size, alpha)
-		if change is None:
-			continue
-		found.append(change)
-		pending += [(start, change["index"]), (change["index"], stop)]
+	found, _ = _confirm(x, _segment(x, min_size, alpha, 1.0, 2 * MAX_CHANGES), min_size, alpha)
+	found = sorted(found, key=lambda c: c["p_value"])[:MAX_CHANGES]
 	found.sort(key=lambda c: c["index"])
 	bounds = [0] + [c["index"] for c in found] + [n]
 	for i, change in enumerate(found):

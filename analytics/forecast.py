@@ -233,13 +233,16 @@ def forecast(values: object, horizon: int, season_length: int | None = None) -> 
 def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np.ndarray, np.ndarray, str]:
 	n = y.size
 	season = _Season(None, False)
+	# Outliers first, so one extreme period neither hides nor invents a season.
+	y_clean, replaced = clean(y)
 	if m > 1 and n < 2 * m:
 		notes.append(f"no seasonality: {n} points, a season of {m} needs {2 * m}")
-	elif m > 1 and has_season(y, m):
-		season = _Season(*choose_season(y, m))
+	elif m > 1 and has_season(y_clean, m):
+		season = _Season(*choose_season(y_clean, m))
 	elif m > 1:
 		notes.append(f"no season of {m} found in the data")
-	x, replaced = clean(season.remove(y))
+	x, more = clean(season.remove(y_clean))
+	replaced += more
 	if replaced:
 		notes.append(
 			f"{replaced} outlying {'period' if replaced == 1 else 'periods'} replaced before fitting"
