@@ -138,12 +138,23 @@ def bought_together(data: dict, p: dict) -> dict:
 	sizes = lines.groupby("doc")["item"].transform("size").to_numpy()
 	# Very large documents would square the work; their pairs say little about baskets anyway.
 	multi = lines[(sizes > 1) & (sizes <= p["max_lines"])]
-	pairs = multi.merge(multi, on="doc")
-	pairs = pairs[pairs["item_x"].to_numpy() < pairs["item_y"].to_numpy()]
-	if not len(pairs):
+	# Every pair within a document from positions in the sorted lines (no self-join): line i is
+	# paired with each later line of its document.
+	doc = multi["doc"].to_numpy()
+	item = multi["item"].to_numpy().astype(np.int64)
+	order = np.lexsort((item, doc))
+	doc, item = doc[order], item[order]
+	starts = np.r_[0, np.flatnonzero(np.diff(doc)) + 1] if doc.size else np.array([], dtype=np.int64)
+	ends = np.r_[starts[1:], doc.size] if doc.size else starts
+	end_of_line = np.repeat(ends, ends - starts)
+	later = end_of_line - np.arange(doc.size) - 1
+	first = np.repeat(np.arange(doc.size), later)
+	offsets = np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
+	second = first + 1 + offsets
+	if not first.size:
 		return {**empty_result("items bought together"), "kpis": [kpi("Invoices", documents, "count")]}
 	width = len(item_names)
-	key = pairs["item_x"].to_numpy().astype(np.int64) * width + pairs["item_y"].to_numpy()
+	key = item[first] * width + item[second]
 	unique, counts = np.unique(key, return_counts=True)
 	keep = counts >= p["min_count"]
 	unique, counts = unique[keep], counts[keep]
