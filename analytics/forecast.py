@@ -5,15 +5,17 @@
    as in the M3 Theta method); additive or multiplicative indices are chosen by which leaves
    the smaller irregular part. Indices are medians per position, so one odd month does not
    bend them.
-2. Outliers: a period far from the running median of its neighbours (robust z above 5) is
-   replaced by that median before fitting, so one extreme period, the last included, does not
-   swing the forecast.
+2. Outliers: a period more than five typical period-to-period steps from the running median
+   of its neighbours is replaced by that median before the season test and the fit, so one
+   extreme period, the last included, does not swing the forecast.
 3. Methods: simple exponential smoothing, damped Holt and Theta (see `analytics.smoothing`)
    and their equal-weight combination. On a long enough series the one with the smallest
    rolling-origin error over the last periods is used; otherwise the combination.
-4. Range: the 80% quantile of the same rolling-origin errors (split conformal, pooled over
-   horizons with a square-root widening), so it is as wide as the series' forecasts actually
-   missed by. Short series fall back to the in-sample one-step errors and say so.
+4. Range: the 80% quantile of the same rolling-origin errors at each step ahead (split
+   conformal), extended over the horizon by a power law in the step, averaged over the
+   candidates (the chosen one's own errors are the smallest by selection, so they would be too
+   narrow): as wide as the series' forecasts actually missed by. Short series fall back to the
+   in-sample one-step errors and say so.
 """
 
 from __future__ import annotations
