@@ -3,14 +3,15 @@
 1. Season: only when the series has one. With a season length and at least two full
    seasons, the autocorrelation at the season lag of the detrended series is tested (90%,
    as in the M3 Theta method); additive or multiplicative indices are chosen by which leaves
-   the smaller irregular part. Indices are medians per position, so one odd month does not
-   bend them.
+   the smaller irregular part. Indices are medians per position over the latest six cycles,
+   so one odd month does not bend them and a season that drifts is followed.
 2. Outliers: a period more than five typical period-to-period steps from the running median
    of its neighbours is replaced by that median before the season test and the fit, so one
    extreme period, the last included, does not swing the forecast.
-3. Methods: simple exponential smoothing, damped Holt and Theta (see `analytics.smoothing`)
-   and their equal-weight combination. On a long enough series the one with the smallest
-   rolling-origin error over the last periods is used; otherwise the combination.
+3. Methods: simple exponential smoothing, damped Holt, Theta, the mean of the three and the
+   mean of damped Holt and Theta (see `analytics.smoothing`). On a long enough series the two
+   with the smallest rolling-origin error over the last periods are averaged; otherwise the
+   mean of the three is used, and the method string says which and why.
 4. Range: the 80% quantile of the same rolling-origin errors at each step ahead (split
    conformal), extended over the horizon by a power law in the step, averaged over the
    candidates (the chosen one's own errors are the smallest by selection, so they would be too
@@ -36,11 +37,12 @@ MAX_ORIGINS = 16
 MIN_ORIGINS_FOR_RANGE = 5
 MIN_ORIGINS_FOR_SELECTION = 8
 OUTLIER_Z = 5.0
+SEASON_CYCLES = 6
+LAST_WINSORISED = True
 # 90% one-sided normal quantile for the seasonality test.
 SEASON_TEST_Z = 1.645
-CANDIDATES = ("combination", "ses", "damped", "theta")
-SELECT = True
-PREFER_COMBINATION = 1.0
+CANDIDATES = ("combination", "ses", "damped", "theta", "trended")
+TOP = 2
 
 
 def _acf(x: np.ndarray, lags: int) -> np.ndarray:
@@ -85,6 +87,9 @@ def seasonal_indices(y: np.ndarray, m: int, multiplicative: bool) -> np.ndarray:
 def choose_season(y: np.ndarray, m: int) -> tuple[np.ndarray, bool]:
 	"""Seasonal indices and whether they are multiplicative, whichever leaves the smaller irregular part."""
 	trend, positions = _centred_trend(y, m)
+	if SEASON_CYCLES and positions.size > SEASON_CYCLES * m:
+		# A season drifts: the indices come from the latest cycles.
+		trend, positions = trend[-SEASON_CYCLES * m :], positions[-SEASON_CYCLES * m :]
 	additive = _indices(y[positions] - trend, positions, m, False)
 	irregular_add = y[positions] - trend - additive[positions % m]
 	if np.all(y > 0) and np.all(trend > 0):
@@ -105,17 +110,27 @@ def clean(x: np.ndarray) -> tuple[np.ndarray, int]:
 	n = x.size
 	if n < 5:
 		return x, 0
-	padded = np.r_[np.full(2, np.nan), x, np.full(2, np.nan)]
+	# Take out the typical step first: a running median lags a trend at the ends, which would
+	# make every last point of a growing series look far.
+	slope = float(np.median(np.diff(x)))
+	drift = slope * np.arange(n)
+	flat = x - drift
+	padded = np.r_[np.full(2, np.nan), flat, np.full(2, np.nan)]
 	windows = np.lib.stride_tricks.sliding_window_view(padded, 5)
 	smooth = np.nanmedian(windows, axis=1)
-	steps = np.diff(x)
+	steps = np.diff(flat)
 	spread = 1.4826 * np.median(np.abs(steps - np.median(steps))) / np.sqrt(2)
 	if spread <= 0:
 		return x, 0
-	outliers = np.abs(x - smooth) > OUTLIER_Z * spread
+	distance = flat - smooth
+	outliers = np.abs(distance) > OUTLIER_Z * spread
 	if not outliers.any():
 		return x, 0
-	return np.where(outliers, smooth, x), int(outliers.sum())
+	replaced = smooth + drift
+	if LAST_WINSORISED:
+		# The last period may be the start of a new level: it is pulled in to the limit, not replaced.
+		replaced[-1] = x[-1] - distance[-1] + np.sign(distance[-1]) * OUTLIER_Z * spread
+	return np.where(outliers, replaced, x), int(outliers.sum())
 
 
 class _Season:
@@ -262,23 +277,27 @@ def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np
 		paths = smoothing.Paths(x)
 		errors = backtest(y, paths, season, steps)
 		origins = next(iter(errors.values())).shape[0]
-		chosen = "combination"
-		if SELECT and origins >= MIN_ORIGINS_FOR_SELECTION:
-			score = {c: float(np.nanmean(np.abs(errors[c]))) for c in CANDIDATES}
-			best = min(CANDIDATES, key=score.get)
-			# The combination stands unless one method was clearly better.
-			chosen = best if score[best] < PREFER_COMBINATION * score["combination"] else "combination"
-			how = f"chosen on {origins} rolling-origin backtests"
+		chosen = ("combination",)
+		if origins >= MIN_ORIGINS_FOR_SELECTION:
+			# The two candidates that missed least in the backtest, averaged: steadier than the
+			# single best, which is partly the luck of the last few periods.
+			chosen = tuple(sorted(CANDIDATES, key=lambda c: float(np.nanmean(np.abs(errors[c]))))[:TOP])
+			how = f"the best {TOP} of {len(CANDIDATES)} on {origins} rolling-origin backtests"
 		else:
 			how = f"short series: {n} points, too few to choose by backtest"
-		point, fitted = paths.members(n, horizon)[chosen], paths.fitted(chosen)
+		members = paths.members(n, horizon)
+		point = np.mean([members[c] for c in chosen], axis=0)
+		fitted = np.mean([paths.fitted(c) for c in chosen], axis=0)
 		names = {
 			"combination": "mean of simple, damped-trend and Theta exponential smoothing",
 			"ses": "simple exponential smoothing",
 			"damped": "damped-trend Holt",
 			"theta": "Theta method",
+			"trended": "mean of damped-trend Holt and Theta",
 		}
-		method = f"{names[chosen]} ({how})"
+		method = (
+			" and ".join(names[c] for c in chosen) + (", averaged" if len(chosen) > 1 else "") + f" ({how})"
+		)
 	if chosen is not None and origins >= MIN_ORIGINS_FOR_RANGE + steps - 1:
 		# The candidates' mean range: the chosen method's own backtest errors are the smallest of
 		# several by selection, so they understate what it will miss by.

@@ -93,6 +93,7 @@ class Paths:
 	def members(self, origin: int, horizon: int) -> dict[str, np.ndarray]:
 		out = {m: getattr(self, m)(origin, horizon) for m in MEMBERS}
 		out["combination"] = (out["ses"] + out["damped"] + out["theta"]) / 3
+		out["trended"] = (out["damped"] + out["theta"]) / 2
 		return out
 
 	def fitted(self, method: str) -> np.ndarray:
@@ -104,4 +105,6 @@ class Paths:
 			return self.holt_level[: self.n, best] + HOLT_PHI[best] * self.holt_trend[: self.n, best]
 		if method == "theta":
 			return self.fitted("ses") + 0.5 * self.slope(self.n)
+		if method == "trended":
+			return (self.fitted("damped") + self.fitted("theta")) / 2
 		return (self.fitted("ses") + self.fitted("damped") + self.fitted("theta")) / 3
