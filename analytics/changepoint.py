@@ -11,7 +11,8 @@ number of splits tried and for autocorrelation.
   shifts, while a clean step (white noise either side, as the Nile at the 1898 dam) keeps
   its full strength.
 - Ends: a segment is at least `min_size` long (by default 5% of the series, at least 3), and
-  a split within 10% of an end of the series must pass alpha / 10.
+  a split within 10% of an end of the series must pass alpha / 10; a first or last stretch
+  shorter than `min_size` (down to 3) only when nothing else holds, at alpha / 100.
 - One-period spikes are replaced by the running median before the search (they are
   anomalies, not shifts); a segment that departs and comes back to within a fifth of the
   jump is reported as a temporary change rather than a level shift.
@@ -34,6 +35,7 @@ MAX_CHANGES = 5
 EDGE_SHARE = 0.1
 RANGE_DROP = 2.705543454095404  # chi-square(1) 90% point
 MAX_RHO = 0.9
+END_SIZE = 3
 
 
 def scores(values: object, min_size: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -78,8 +80,44 @@ def _rho(x: np.ndarray, bounds: list[int]) -> float:
 def _test(
 	x: np.ndarray, offset: int, total: int, min_size: int, alpha: float, inflation: float
 ) -> dict | None:
-	"""The best split of `x` (a segment starting at `offset`) when significant after correction."""
-	splits, t, df = scores(x, min_size)
+	"""The best split of `x` (a segment starting at `offset`) when significant after correction.
+
+	Splits leave `min_size` points either side. Where the segment reaches an end of the series,
+	a last (or first) stretch shorter than that, down to END_SIZE points, is tried too when no
+	other split holds, at alpha / 100: a real shift in the last few periods is reported, a few
+	high or low periods are not.
+	"""
+	found = _split(x, offset, total, min_size, alpha, inflation, None)
+	if found is None and min_size > END_SIZE and (offset == 0 or offset + x.size == total):
+		found = _split(x, offset, total, END_SIZE, alpha / 100, inflation, min_size)
+	return found
+
+
+def _short_stretch_scores(x: np.ndarray, splits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+	"""t statistics of a short first or last stretch against the rest, on the rest's variance."""
+	t, df = np.zeros(splits.size), np.zeros(splits.size)
+	for i, k in enumerate(splits):
+		short, long = (x[:k], x[k:]) if k < x.size - k else (x[k:], x[:k])
+		spread = long.std(ddof=1)
+		sign = 1.0 if k >= x.size - k else -1.0
+		diff = (short.mean() - long.mean()) * sign
+		se = spread * np.sqrt(1 / short.size + 1 / long.size)
+		t[i] = diff / se if se > 0 else (np.inf * np.sign(diff) if diff else 0.0)
+		df[i] = long.size - 1
+	return t, df
+
+
+def _split(
+	x: np.ndarray, offset: int, total: int, size: int, alpha: float, inflation: float, short_of: int | None
+) -> dict | None:
+	splits, t, df = scores(x, size)
+	if short_of is not None and splits.size:
+		# Only the splits that leave a short stretch at an end of the series, and scored on the
+		# long side's spread: three points cannot measure their own.
+		near_start = (splits < short_of) & (offset == 0)
+		near_end = (x.size - splits < short_of) & (offset + x.size == total)
+		splits = splits[near_start | near_end]
+		t, df = _short_stretch_scores(x, splits)
 	if splits.size == 0:
 		return None
 	strength = np.abs(t)
@@ -88,10 +126,11 @@ def _test(
 	best = int(np.argmax(strength))
 	adjusted = strength[best] / inflation
 	raw_p = 0.0 if np.isinf(adjusted) else float(2 * stats.t.sf(adjusted, df[best]))
-	p_value = min(1.0, raw_p * splits.size)
+	tried = max(x.size - 2 * size + 1, 1)
+	p_value = min(1.0, raw_p * tried)
 	at = offset + int(splits[best])
-	edge = max(min_size, int(np.ceil(EDGE_SHARE * total)))
-	limit = alpha / 10 if min(at, total - at) < edge else alpha
+	edge = max(size, int(np.ceil(EDGE_SHARE * total)))
+	limit = alpha / 10 if short_of is None and min(at, total - at) < edge else alpha
 	if p_value >= limit:
 		return None
 	finite = np.where(np.isfinite(strength), strength, 1e12) / inflation
@@ -112,7 +151,8 @@ def _segment(x: np.ndarray, min_size: int, alpha: float, inflation: float, limit
 	pending = [(0, n)]
 	while pending and len(found) < limit:
 		start, stop = pending.pop()
-		if stop - start < 2 * min_size:
+		reaches_end = start == 0 or stop == n
+		if stop - start < (min_size + END_SIZE if reaches_end else 2 * min_size):
 			continue
 		change = _test(x[start:stop], start, n, min_size, alpha, inflation)
 		if change is None:
