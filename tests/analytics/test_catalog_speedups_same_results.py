@@ -36,6 +36,7 @@ def test_bought_together_pairs_same_as_a_self_join(seed):
 	shown = sorted((r[0], r[1]) for r in out["table"]["rows"])
 	counts = dict(expected)
 	assert shown and all(counts[pair] == n for pair, n in shown)
+	assert out["table"]["total_rows"] == len(expected)
 	# The table lists the most frequent pairs first.
 	top = sorted(counts.values(), reverse=True)[: len(shown)]
 	assert sorted((n for _, n in shown), reverse=True) == top
@@ -54,4 +55,5 @@ def test_unusual_entries_rows_same_as_iterrows(seed):
 		[str(k), str(r.date.date()), r.account, rounded(r.amount), rounded(r.z)] for k, r in found.iterrows()
 	]
 	assert out["table"]["rows"] and out["table"]["rows"] == expected[: len(out["table"]["rows"])]
+	assert out["table"]["total_rows"] == len(expected)
 	assert np.all(np.diff([r[3] for r in out["table"]["rows"]]) <= 0)
