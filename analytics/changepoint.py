@@ -19,9 +19,13 @@ number of splits tried and for autocorrelation.
 - Each change carries a range of likely positions: the splits whose squared statistic is
   within 2.71 (the chi-square 90% point) of the best one's.
 
-ruptures (PELT, binary segmentation) was compared on the documented changes in
-`benchmarks/realdata.py`: it places the same shifts but needs a penalty tuned per series and
-gives no p-value or range, so the test-based search is kept (and it runs in numpy only).
+ruptures' PELT (l2 cost, BIC penalty) was run beside it in `benchmarks/realdata.py`: on the
+documented shifts it places the same periods where both find one (Nile 1899, seat belts
+1983-02, Romania 1967, the 2008 crisis) and finds the Danish 1983 shift this search misses,
+but it reports shifts on 38 of 39 real series (it has no correction for autocorrelation, so a
+wandering series becomes a staircase) against 24 here, and gives no p-value or range. This
+search is kept: fewer false shifts, a p-value and a range, numpy only, and about three times
+faster there.
 """
 
 from __future__ import annotations
