@@ -13,7 +13,7 @@
    with the smallest rolling-origin error over the last periods are averaged; otherwise the
    mean of the three is used, and the method string says which and why.
 4. Range: the 80% quantile of the same rolling-origin errors at each step ahead (split
-   conformal), extended over the horizon by a power law in the step, averaged over the
+   conformal), extended over the horizon by a power law in the step, the median over the
    candidates (the chosen one's own errors are the smallest by selection, so they would be too
    narrow): as wide as the series' forecasts actually missed by. Short series fall back to the
    in-sample one-step errors and say so.
@@ -299,9 +299,9 @@ def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np
 			" and ".join(names[c] for c in chosen) + (", averaged" if len(chosen) > 1 else "") + f" ({how})"
 		)
 	if chosen is not None and origins >= MIN_ORIGINS_FOR_RANGE + steps - 1:
-		# The candidates' mean range: the chosen method's own backtest errors are the smallest of
+		# The median of the candidates' ranges: the chosen method's own backtest errors are the smallest of
 		# several by selection, so they understate what it will miss by.
-		width = np.mean([_range_from_errors(errors[c], horizon) for c in CANDIDATES], axis=0)
+		width = np.median([_range_from_errors(errors[c], horizon) for c in CANDIDATES], axis=0)
 		method += f", 80% range from {origins} backtest errors"
 	else:
 		residual = x - fitted
