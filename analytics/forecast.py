@@ -32,6 +32,8 @@ Z80 = 1.2815515655446004
 MIN_TREND_POINTS = 4
 MIN_SMOOTHING_POINTS = 8
 MAX_HORIZON = 520
+# Longer histories are fitted on their latest periods: the fit is a loop over periods.
+MAX_FIT = 260
 # Backtest: at most this many origins, each at least MIN_TRAIN points in.
 MAX_ORIGINS = 16
 MIN_ORIGINS_FOR_RANGE = 5
@@ -233,7 +235,9 @@ def forecast(values: object, horizon: int, season_length: int | None = None) -> 
 		point, width = np.full(horizon, float(y[-1])), np.zeros(horizon)
 		method = "flat: the series is constant"
 	else:
-		point, width, method = _smoothed(y, horizon, m, notes)
+		if n > MAX_FIT:
+			notes.append(f"fitted on the last {MAX_FIT} of {n} periods")
+		point, width, method = _smoothed(y[-MAX_FIT:], horizon, m, notes)
 	lower, upper = point - width, point + width
 	if np.all(y >= 0):
 		point, lower, upper = np.maximum(point, 0), np.maximum(lower, 0), np.maximum(upper, 0)
