@@ -85,10 +85,11 @@ def trend(
 	kpis.append(kpi(f"Average per {noun}", np.nanmean(series) if known.any() else None, unit))
 	if prediction:
 		kpis.append(kpi(f"Forecast {future_labels[0]}", prediction["point"][0], unit))
+	# The sentences speak of whole periods; the partial one gets its own below.
 	observations, watch_outs, recommendations = insights.trend_sentences(
 		measure,
-		shown,
-		series if partial or not known.all() else clean,
+		labels[:-1] if partial else labels,
+		clean if known.all() else whole,
 		noun,
 		unit,
 		found,
@@ -104,7 +105,7 @@ def trend(
 	if agg in ADDITIVE:
 		observations.insert(
 			0,
-			f"{label} totalled {num(series.sum(), unit)} over {series.size} {plural(noun)} ({labels[0]} to {labels[-1]}).",
+			f"{label} totalled {num(series.sum(), unit)} over {series.size} {plural(noun)} ({labels[0]} to {shown[-1]}).",
 		)
 	rows = []
 	for i, (name, value) in enumerate(zip(shown, series, strict=True)):

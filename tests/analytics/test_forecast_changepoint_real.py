@@ -173,6 +173,10 @@ def test_partial_last_month_left_out_of_anomalies_and_fit_and_labelled():
 	assert out["series"]["partial"]["point"] == whole["point"][0]
 	assert out["table"]["rows"][0][0] == "2024-06 (partial)"
 	assert any("incomplete" in w for w in out["warnings"])
+	# Sentences compare whole months; the partial one is named as such, "so far" with its forecast.
+	mentions = [o for o in out["observations"] if "2024-06" in o]
+	assert mentions and all("2024-06 (partial)" in o for o in mentions)
+	assert any(o.startswith("2024-06 (partial) so far") for o in mentions)
 
 
 def test_complete_last_month_is_not_marked_partial():
