@@ -148,6 +148,9 @@ def series() -> list[dict]:
 		Path(importlib.import_module("sktime.datasets").__file__).parent / "data" / "yahoo" / "yahoo.csv"
 	)
 	add("Yahoo traffic", yahoo["data"].to_numpy(dtype=float)[-300:], "none")
+	taylor = np.asarray(importlib.import_module("pmdarima.datasets").load_taylor(as_series=True), dtype=float)
+	add("electricity demand (half-hourly)", taylor[-300:], "none")
+	add("electricity demand, a week earlier", taylor[-636:-336], "none")
 	return out
 
 
