@@ -143,9 +143,10 @@ def unusual_entries(data: dict, p: dict) -> dict:
 	gl = data["gl"]
 	if not len(gl):
 		return empty_result()
-	# Group on integer codes (sorted like the names): hashing a million voucher names per
-	# aggregate is most of the cost.
-	codes, names = pd.factorize(gl["document"], sort=True)
+	# Group on integer codes in order of appearance: hashing (or sorting) a million voucher
+	# names per aggregate is most of the cost. Only the flagged vouchers are put in name order,
+	# the order grouping by name gave, before ranking them.
+	codes, names = pd.factorize(gl["document"])
 	named = codes >= 0
 	grouped = gl[["debit", "date", "account"]][named].groupby(codes[named])
 	vouchers = grouped.agg(amount=("debit", "sum"), date=("date", "min"), account=("account", "first"))
@@ -153,9 +154,8 @@ def unusual_entries(data: dict, p: dict) -> dict:
 	if len(vouchers) < 3:
 		return empty_result("vouchers to compare")
 	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
-	found = (
-		vouchers[z > p["threshold"]].assign(z=z[z > p["threshold"]]).sort_values("amount", ascending=False)
-	)
+	flagged = vouchers[z > p["threshold"]].assign(z=z[z > p["threshold"]]).sort_index(kind="stable")
+	found = flagged.sort_values("amount", ascending=False)
 	# Rows only for what the table keeps (the count covers them all), from column lists.
 	shown = found.head(TABLE_MAX_ROWS)
 	days = np.datetime_as_string(shown["date"].to_numpy().astype("datetime64[D]"), unit="D")
