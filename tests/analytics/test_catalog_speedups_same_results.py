@@ -57,3 +57,25 @@ def test_unusual_entries_rows_same_as_iterrows(seed):
 	assert out["table"]["rows"] and out["table"]["rows"] == expected[: len(out["table"]["rows"])]
 	assert out["table"]["total_rows"] == len(expected)
 	assert np.all(np.diff([r[3] for r in out["table"]["rows"]]) <= 0)
+
+
+def test_unusual_entries_ties_ranked_as_grouping_by_name_ranked_them():
+	# Equal voucher totals, names out of order of appearance: the ranking must not depend on it.
+	names = [f"JV-{i:03d}" for i in (7, 3, 9, 1, 5, 8, 2, 6, 4)]
+	debits = [1000.0, 1000.0, 1000.0, 10.0, 11.0, 12.0, 10.5, 11.5, 1000.0]
+	gl = pd.DataFrame(
+		{
+			"document": names,
+			"debit": debits,
+			"date": pd.to_datetime(["2025-01-05"] * len(names)),
+			"account": ["Rent - C"] * len(names),
+		}
+	)
+	out = run("finance.unusual_entries", {"gl": gl}, {"threshold": 2.0})
+	vouchers = gl.groupby("document").agg(
+		amount=("debit", "sum"), date=("date", "min"), account=("account", "first")
+	)
+	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
+	found = vouchers[z > 2.0].assign(z=z[z > 2.0]).sort_values("amount", ascending=False)
+	assert [r[0] for r in out["table"]["rows"]] == [str(k) for k in found.index]
+	assert len(found) == 4
