@@ -81,6 +81,8 @@ def compose(plan: dict, messages: list[dict]) -> str:
 	if problem:
 		return f"I can't answer that: {problem}"
 	value = pick(results[-1] if results else None, plan.get("pick", ""))
+	if value is None and "default" in plan:
+		value = plan["default"]  # a sum over no rows comes back empty; a reader says 0
 	return plan.get("answer", "{value}").format(value=_format(value))
 
 
