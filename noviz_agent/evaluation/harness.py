@@ -25,7 +25,7 @@ from noviz_agent.evaluation.expected import Expected, Facts, compute
 QUESTIONS_FILE = Path(__file__).with_name("questions.json")
 REFUSAL_WORDS = re.compile(
 	r"\b(?:not (?:available|allowed|permitted)|no (?:permission|access)|(?:do|does) not have (?:permission|access)|"
-	r"(?:can't|cannot|can not|unable to) (?:access|answer|see|read|show|view)|not authori[sz]ed|refused)\b",
+	r"(?:can't|cannot|can not|unable to) (?:access|answer|read|view)|not authori[sz]ed|refused)\b",
 	re.IGNORECASE,
 )
 

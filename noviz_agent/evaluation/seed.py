@@ -148,6 +148,23 @@ def build(
 		for i, (title, group, rate) in enumerate(ITEMS)
 	]
 	starts = _month_starts(months, today)
+	invoices = _sales_invoices(rng, customers, starts, today, base)
+	purchases = _purchase_invoices(rng, starts, today)
+	orders = _sales_orders(rng, customers, today)
+	return {
+		"customer": customers,
+		"supplier": suppliers,
+		"item": items,
+		"sales_invoice": invoices,
+		"purchase_invoice": purchases,
+		"sales_order": orders,
+	}
+
+
+def _sales_invoices(
+	rng: random.Random, customers: list[dict], starts: list[date], today: date, base: float
+) -> list[dict]:
+	"""Invoices a month: about 2% growth a month, a spring dip and a Q4 peak, a few big customers."""
 	weights = [1 / (i + 1) ** 0.8 for i in range(len(customers))]
 	invoices, numbers = [], {}
 	for index, month in enumerate(starts):
@@ -202,6 +219,11 @@ def build(
 					"items": lines,
 				}
 			)
+	return invoices
+
+
+def _purchase_invoices(rng: random.Random, starts: list[date], today: date) -> list[dict]:
+	"""Up to two bills a month from each supplier, mostly raw materials."""
 	purchases, numbers = [], {}
 	for month in starts:
 		last = min(_month_end(month), today)
@@ -250,6 +272,12 @@ def build(
 						"items": lines,
 					}
 				)
+	return purchases
+
+
+def _sales_orders(rng: random.Random, customers: list[dict], today: date) -> list[dict]:
+	"""Forty orders of the last six months, some delivered (the bench seed makes none: a site has its own)."""
+	weights = [1 / (i + 1) ** 0.8 for i in range(len(customers))]
 	orders = []
 	for n in range(40):
 		posted = today - timedelta(days=rng.randrange(180))
@@ -284,14 +312,7 @@ def build(
 				],
 			}
 		)
-	return {
-		"customer": customers,
-		"supplier": suppliers,
-		"item": items,
-		"sales_invoice": invoices,
-		"purchase_invoice": purchases,
-		"sales_order": orders,
-	}
+	return orders
 
 
 def _paid(rng: random.Random, posted: date, today: date, total: float) -> float:

@@ -60,8 +60,10 @@ def test_the_question_set_is_labelled_completely():
 def test_expected_figures_are_real_figures_of_the_seeded_data():
 	facts = DataFacts(seed.build())
 	figures = [compute(q["expect"], facts).figure for q in QUESTIONS if "figure" in q["expect"]]
-	# Not an empty data set: nearly every figure is a positive amount or count.
+	# Not an empty data set: nearly every figure is a positive amount or count, no record list is empty.
 	assert sum(1 for figure in figures if figure > 0) >= len(figures) - 2
+	records = [compute(q["expect"], facts).records for q in QUESTIONS if "records" in q["expect"]]
+	assert all(records)
 
 
 def test_seeded_data_is_the_same_on_every_build():
