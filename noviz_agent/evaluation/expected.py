@@ -36,6 +36,7 @@ class Expected:
 	figure: float | None = None
 	records: list[str] = field(default_factory=list)
 	match: str = "all"  # records: all of them, or any one
+	ranked: bool = False  # records: the top n of a ranking (order matters), not a listing
 	value: str | None = None
 	tool: str | None = None  # proposal: the write tool that should be proposed
 

@@ -202,9 +202,7 @@ def grade_turn(question: dict, expected: Expected, record: TurnRecord) -> Grade:
 	if expected.kind == "figure":
 		grade.answer_ok = figure_present(expected.figure, visible)
 	elif expected.kind == "records":
-		table_text = " ".join(_table_texts(response))
-		found = [record for record in expected.records if _contains(visible + " " + table_text, record)]
-		grade.answer_ok = bool(found) if expected.match == "any" else len(found) == len(expected.records)
+		grade.answer_ok = records_present(expected, visible, _table_texts(response))
 	elif expected.kind == "value":
 		grade.answer_ok = _contains(visible, expected.value or "")
 	elif expected.kind == "proposal":
@@ -222,6 +220,26 @@ def figure_present(expected: float, text: str) -> bool:
 		elif suffix != "%" and abs(abs(value) - abs(expected)) <= 0.5 * 10 ** (-decimals) + 1e-9:
 			return True
 	return False
+
+
+def records_present(expected: Expected, text: str, rows: list[str]) -> bool:
+	"""Whether the answer names the expected records, and a table shows them rather than everything.
+
+	A ranking's records must be in the text or the table's first rows; a listing's table must be
+	mostly those records (at least 80% of its rows), so dumping every record does not count.
+	"""
+	wanted = expected.records
+	if expected.ranked:
+		rows = rows[: len(wanted)]
+	found = [
+		record for record in wanted if _contains(text, record) or any(_contains(row, record) for row in rows)
+	]
+	if not (found if expected.match == "any" else len(found) == len(wanted)):
+		return False
+	if rows and not expected.ranked:
+		relevant = sum(1 for row in rows if any(_contains(row, record) for record in wanted))
+		return relevant >= 0.8 * len(rows)
+	return True
 
 
 def _refused(response: dict, called: list[dict], text: str) -> bool:

@@ -9,12 +9,13 @@ import pytest
 
 from noviz_agent import cli
 from noviz_agent.evaluation import seed
-from noviz_agent.evaluation.expected import DataFacts, SpecError, compute
+from noviz_agent.evaluation.expected import DataFacts, Expected, SpecError, compute
 from noviz_agent.evaluation.harness import (
 	evaluate,
 	figure_present,
 	load_questions,
 	memory_runner,
+	records_present,
 )
 from noviz_agent.evaluation.oracle import OracleModel, adapt_arguments, pick
 from noviz_agent.testing.model import ScriptedModel, answer, call
@@ -182,6 +183,23 @@ def test_expected_records_values_and_rankings():
 )
 def test_figure_present_to_the_precision_written(text, present):
 	assert figure_present(12345.4, text) is present
+
+
+def test_a_listing_must_show_the_records_not_every_record():
+	listing = Expected("records", records=["Seed Customer 01", "Seed Customer 08"])
+	rows = ["Seed Customer 01 Asia Pacific", "Seed Customer 08 Asia Pacific"]
+	assert records_present(listing, "", rows)
+	everyone = rows + [f"Seed Customer {n:02d} Europe" for n in range(2, 6)]
+	assert not records_present(listing, "", everyone)
+	assert not records_present(listing, "Seed Customer 01 is there", [])
+	assert records_present(listing, "Seed Customer 01 and Seed Customer 08", [])
+
+
+def test_a_ranking_must_put_the_records_first():
+	ranking = Expected("records", records=["Seed Customer 05"], ranked=True)
+	assert records_present(ranking, "", ["Seed Customer 05 9,000", "Seed Customer 01 8,000"])
+	assert not records_present(ranking, "", ["Seed Customer 01 9,000", "Seed Customer 05 8,000"])
+	assert records_present(ranking, "Our biggest customer was Seed Customer 05.", ["Seed Customer 01 9,000"])
 
 
 def test_oracle_reads_paths_and_adapts_filters_to_the_schema():
