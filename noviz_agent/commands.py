@@ -78,10 +78,13 @@ def doctor(context, skip_provider):
 	help="PERSON=EMAIL: who asks for that person (default accounts=accounts.user@noviz.test, "
 	"sales=sales.user@noviz.test).",
 )
+@click.option("--base-url", default=None, help="Evaluate this OpenAI-compatible provider, not the site's.")
+@click.option("--model", default=None, help="The candidate model's name (with --base-url).")
+@click.option("--api-key", default="", help="The candidate provider's API key (with --base-url).")
 @click.option("--only", multiple=True, help="Run only this question id (repeatable).")
 @click.option("--json", "json_path", default=None, help="Also write every grade and the totals to this file.")
 @pass_context
-def evaluate(context, oracle, users, only, json_path):
+def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 	"""Run the labelled questions through the real turn against this site and grade the answers."""
 	from noviz_agent.connectors import frappe_evaluation, frappe_session
 	from noviz_agent.evaluation import seed
@@ -109,6 +112,20 @@ def evaluate(context, oracle, users, only, json_path):
 
 			def provider_for(question, session):
 				return oracle_model(question, session.registry)
+		elif base_url or model:
+			# A candidate model, tried before anyone switches Agent Settings over to it.
+			from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+
+			if not (base_url and model):
+				raise click.ClickException("--base-url and --model go together")
+			try:
+				provider = OpenAICompatibleProvider(ModelSettings(base_url, api_key=api_key, model=model))
+			except ValueError as exc:  # the settings' own words: what is wrong with the URL or model
+				raise click.ClickException(str(exc)) from None
+			name = f"{model} at {base_url}"
+
+			def provider_for(question, session):
+				return provider
 		else:
 			provider = frappe_session.make_provider(values)
 			name = f"{values.get('model')} at {values.get('base_url')}"

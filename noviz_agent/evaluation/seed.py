@@ -60,8 +60,9 @@ READ = frozenset({"read"})
 EDIT = frozenset({"read", "create", "write"})
 SUBMIT = frozenset({"read", "create", "write", "submit", "cancel"})
 
-# ERPNext's default role permissions for the entities the questions touch (a Sales User cannot
-# read Sales Invoice, Purchase Invoice, Employee or GL Entry: see DESIGN.md's checked facts).
+# ERPNext 15's default role permissions (tabDocPerm, level 0) for the entities the questions touch:
+# a Sales User cannot read Sales Invoice, Purchase Invoice, Journal Entry, Employee or GL Entry; an
+# Accounts User reads customers, suppliers, items and sales orders but does not create them.
 PERSONAS = {
 	"accounts": Persona(
 		"accounts",
@@ -73,9 +74,10 @@ PERSONAS = {
 			"payment_entry": SUBMIT,
 			"journal_entry": SUBMIT,
 			"gl_entry": READ,
-			"customer": EDIT,
-			"supplier": EDIT,
+			"customer": READ,
+			"supplier": READ,
 			"item": READ,
+			"sales_order": READ,
 		},
 	),
 	"sales": Persona(
