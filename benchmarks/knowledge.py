@@ -16,8 +16,9 @@ What it measures
   - ``bm25``: lexical only, with the query vocabulary (``knowledge/vocabulary.json``);
     ``bm25-plain``: without it;
   - ``builtin``: BM25 + the built-in embedder (WordLlama from its wheel), as shipped;
-    ``builtin-plain``: the same without the query vocabulary; ``wordllama-as-is``: WordLlama's
-    own mean pooling of the raw text, no vocabulary (the starting point);
+    ``builtin-plain``: the same without the query vocabulary; ``wordllama-as-is``:
+    ``builtin_embedder()`` on the raw text (WordLlama's own pooling, as routing uses it), no
+    vocabulary (the starting point);
   - ``hashing``: BM25 + the deterministic hashing embedder (no model: it matches shared
     words, so it shows what fusion does, not what a semantic model does);
   - ``provider``: BM25 + the OpenAI-compatible embedding model named by NOVIZ_EMBEDDING_MODEL
@@ -58,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from knowledge.documents import SHIPPED_DOCS, load_folder  # noqa: E402
 from knowledge.embedded import EmbeddedPostgres  # noqa: E402
-from knowledge.embedding import HashingEmbedder, builtin_embedder  # noqa: E402
+from knowledge.embedding import ContentWordsEmbedder, HashingEmbedder, builtin_embedder  # noqa: E402
 from knowledge.search import KnowledgeBase  # noqa: E402
 from knowledge.service import KnowledgeConfig  # noqa: E402
 from knowledge.store import PgVectorStore  # noqa: E402
@@ -91,20 +92,6 @@ def load_minilm():
 		return MiniLMEmbedder(), None
 	except Exception as exc:  # ImportError or a model that does not load: report, don't fail
 		return None, f"{type(exc).__name__}: {' '.join(str(exc).split())[:120]}"
-
-
-class WordLlamaAsIs:
-	"""The built-in model as the package pools it (raw text, every token): the starting point."""
-
-	name = "wordllama-as-is"
-	dimension = 256
-	batch_size = 256
-
-	def __init__(self):
-		self._model = builtin_embedder()._model
-
-	def embed(self, texts):
-		return self._model.embed(list(texts), norm=True).astype(float).tolist()
 
 
 def load_provider():
@@ -335,9 +322,9 @@ def main(argv=None) -> int:
 		modes = [
 			("bm25", None, True),
 			("bm25-plain", None, False),
-			("builtin", builtin_embedder(), True),
-			("builtin-plain", builtin_embedder(), False),
-			("wordllama-as-is", WordLlamaAsIs(), False),
+			("builtin", ContentWordsEmbedder(builtin_embedder()), True),
+			("builtin-plain", ContentWordsEmbedder(builtin_embedder()), False),
+			("wordllama-as-is", builtin_embedder(), False),
 			("hashing", HashingEmbedder(384), True),
 		]
 		skipped = []

@@ -1,9 +1,10 @@
 """Embedders: anything with ``name``, ``dimension`` and ``embed(texts) -> vectors``.
 
 ``OpenAIEmbedder`` talks to any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure,
-a local server) through the ``openai`` SDK. ``builtin_embedder()`` is the default when no
+a local server) through the ``openai`` SDK. ``builtin_embedder()`` is the local model used when no
 embedding provider is configured: WordLlama's 256-dimension model, shipped inside the
-``wordllama`` wheel, on the CPU with numpy, never downloading. ``HashingEmbedder`` is deterministic and needs
+``wordllama`` wheel, on the CPU with numpy, never downloading (knowledge search wraps it in
+``ContentWordsEmbedder``). ``HashingEmbedder`` is deterministic and needs
 no provider: it hashes words into a fixed number of buckets, so it matches shared words,
 not meanings — tests and benchmarks use it where a real model is not available.
 """
@@ -114,11 +115,7 @@ BUILTIN_DIMENSION = 256
 
 
 class BuiltinEmbedder:
-	"""WordLlama's static token embeddings, mean-pooled over a text's content words, unit length.
-
-	Stopwords are dropped before pooling: a mean of token vectors is otherwise pulled towards
-	the same function words in every text, which measurably blurs paraphrased questions.
-	"""
+	"""WordLlama's static token embeddings, mean-pooled as the package pools them, unit length."""
 
 	name = f"wordllama-{BUILTIN_CONFIG}-{BUILTIN_DIMENSION}"
 	dimension = BUILTIN_DIMENSION
@@ -130,13 +127,33 @@ class BuiltinEmbedder:
 	def embed(self, texts: list[str]) -> list[list[float]]:
 		if not texts:
 			return []
-		prepared = [" ".join(tokens(text)) or (text or "").strip() or "empty" for text in texts]
-		vectors = self._model.embed(prepared, norm=False, batch_size=self.batch_size)
+		# A text with no tokens would pool to 0/0; a placeholder word keeps every vector finite.
+		prepared = [text if (text or "").strip() else "empty" for text in texts]
+		vectors = np.asarray(self._model.embed(prepared, norm=False, batch_size=self.batch_size), dtype=float)
+		vectors[~np.isfinite(vectors)] = 0.0
 		norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-		# A text made only of unknown tokens pools to zero; a fixed unit vector keeps it comparable.
+		# Text made only of unknown tokens pools to zero; a fixed unit vector keeps it comparable.
 		zero = norms[:, 0] == 0
 		vectors[zero, 0], norms[zero] = 1.0, 1.0
-		return (vectors / norms).astype(float).tolist()
+		return (vectors / norms).tolist()
+
+
+class ContentWordsEmbedder:
+	"""Another embedder applied to a text's content words only (stopwords dropped), for knowledge search.
+
+	A mean of static token vectors is pulled towards the function words every text shares; on
+	the knowledge benchmark's dev questions, dropping them lifted paraphrased-question recall.
+	Its own ``name``, so a store embedded one way is never searched the other way.
+	"""
+
+	def __init__(self, inner: Embedder):
+		self.inner = inner
+		self.name = f"{inner.name}-content-words"
+		self.dimension = inner.dimension
+		self.batch_size = inner.batch_size
+
+	def embed(self, texts: list[str]) -> list[list[float]]:
+		return self.inner.embed([" ".join(tokens(text)) or text for text in texts])
 
 
 _builtin: BuiltinEmbedder | None = None

@@ -19,7 +19,13 @@ from pathlib import Path
 
 from knowledge.documents import SHIPPED_DOCS, Document, collect, load_folder
 from knowledge.embedded import EmbeddedPostgres
-from knowledge.embedding import DEFAULT_BATCH_SIZE, Embedder, OpenAIEmbedder, builtin_embedder
+from knowledge.embedding import (
+	DEFAULT_BATCH_SIZE,
+	ContentWordsEmbedder,
+	Embedder,
+	OpenAIEmbedder,
+	builtin_embedder,
+)
 from knowledge.errors import EmbeddingError
 from knowledge.search import KnowledgeBase
 from knowledge.store import DEFAULT_SCHEMA, PgVectorStore
@@ -76,7 +82,7 @@ class KnowledgeConfig:
 			if not self.builtin_embedder:
 				return None
 			try:
-				return builtin_embedder()
+				return ContentWordsEmbedder(builtin_embedder())
 			except EmbeddingError as exc:
 				# Lexical search still answers; say why vectors are missing.
 				logger.warning("knowledge search is lexical only: %s", exc)

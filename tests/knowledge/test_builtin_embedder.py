@@ -11,7 +11,7 @@ import pytest
 
 from knowledge import embedding
 from knowledge.documents import SHIPPED_DOCS, load_folder
-from knowledge.embedding import BuiltinEmbedder, Embedder, builtin_embedder
+from knowledge.embedding import ContentWordsEmbedder, Embedder, builtin_embedder
 from knowledge.errors import EmbeddingError
 from knowledge.search import KnowledgeBase
 from knowledge.service import KnowledgeConfig
@@ -65,11 +65,22 @@ def test_missing_package_is_a_clear_embedding_error_and_search_stays_lexical(fre
 	assert KnowledgeConfig().embedder() is None
 
 
-def test_vectors_are_unit_length_even_for_empty_and_stopword_only_texts():
-	vectors = np.array(builtin_embedder().embed(["Sales invoice overdue", "", "the of and", "   ", "ÿ"]))
+@pytest.mark.parametrize("content_words", [False, True])
+def test_vectors_are_unit_length_even_for_empty_and_stopword_only_texts(content_words):
+	embedder = ContentWordsEmbedder(builtin_embedder()) if content_words else builtin_embedder()
+	vectors = np.array(embedder.embed(["Sales invoice overdue", "", "the of and", "   ", "ÿ"]))
 	assert vectors.shape == (5, 256)
 	assert np.all(np.isfinite(vectors))
 	assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+
+
+def test_knowledge_embeds_content_words_under_its_own_name():
+	inner = builtin_embedder()
+	embedder = ContentWordsEmbedder(inner)
+	assert embedder.embed(["the invoice of the customer"]) == inner.embed(["invoice customer"])
+	assert inner.embed(["the invoice of the customer"]) != inner.embed(["invoice customer"])
+	# A store embedded one way must never be searched the other way.
+	assert embedder.name != inner.name and embedder.dimension == inner.dimension == 256
 
 
 def test_embedding_is_deterministic_and_independent_of_the_batch():
@@ -108,7 +119,8 @@ def test_similar_texts_are_closer_than_unrelated_ones(text, similar, unrelated):
 
 
 def test_no_embedding_model_means_the_built_in_embedder():
-	assert isinstance(KnowledgeConfig().embedder(), BuiltinEmbedder)
+	embedder = KnowledgeConfig().embedder()
+	assert isinstance(embedder, ContentWordsEmbedder) and embedder.inner is builtin_embedder()
 	assert KnowledgeConfig(builtin_embedder=False).embedder() is None
 
 
@@ -125,9 +137,10 @@ def test_hybrid_with_the_built_in_embedder_finds_a_paraphrase_lexical_search_mis
 	lexical.index(documents)
 	# The precondition that makes this test mean something: BM25 alone misses it.
 	assert "expense-claims" not in {p.slug for p in lexical.search(question, k=5)}
-	hybrid = KnowledgeBase(store, builtin_embedder(), expand_queries=False)
+	embedder = KnowledgeConfig().embedder()
+	hybrid = KnowledgeBase(store, embedder, expand_queries=False)
 	report = hybrid.index(documents)
-	assert report.embedding_model == builtin_embedder().name and hybrid.mode == "hybrid"
+	assert report.embedding_model == embedder.name and hybrid.mode == "hybrid"
 	assert "expense-claims" in {p.slug for p in hybrid.search(question, k=5)}
 
 
