@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 
 from knowledge.embedding import stem, tokens
 from noviz_agent.sops.matching import Match, Matcher
-from noviz_agent.sops.values import ID
 from noviz_agent.sops.parser import Problem, Procedure, ProcedureError, parse
+from noviz_agent.sops.values import ID
 
 # Weighted share of a request's words a procedure must use to be considered for it; the
 # controller confirms a candidate (the model, or the baseline's stricter threshold).

@@ -224,6 +224,17 @@ class Runner:
 				out, line, action.name, result, self._sources(state, {"bad": bad}) if bad else sources
 			)
 			return
+		if not self.session.may_use(tool):
+			# Not granted is final for this person: asking the system again changes nothing.
+			result = ToolResult(
+				tool,
+				args,
+				"refused",
+				error=f"the step '{line.text}' needs '{tool}', which your roles or the administrator's policy "
+				"do not allow. Ask someone who may do it.",
+			)
+			self._failed(out, line, action.name, result, sources)
+			return
 		result = gateway.call_tool(self.session, tool, args)
 		out.results.append(result)
 		if result.status == "proposal":

@@ -55,7 +55,8 @@ class ProcedureDesk:
 
 	def matcher(self, session) -> Matcher:
 		if self._matcher is None:
-			repository = ActionRepository.from_registry(session.registry, session.allowed)
+			# The whole registry: a step means the same action for everyone; the gateway refuses what is not granted.
+			repository = ActionRepository.from_registry(session.registry)
 			self._matcher = Matcher(
 				repository, self.embedder if self.embedder is not None else default_embedder()
 			)
