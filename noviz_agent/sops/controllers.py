@@ -130,7 +130,7 @@ def _looked_up(view: View, entity: str) -> dict | None:
 
 def _named_in_lookups(view: View, entity: str):
 	for entry in reversed(view.state.memory):
-		if entry.kind in ("step", "confirmed") and entry.ok and isinstance(entry.observation, (dict, list)):
+		if entry.kind in ("step", "settled") and entry.ok and isinstance(entry.observation, (dict, list)):
 			found = find_field(entry.observation, entity)
 			if found:
 				return found

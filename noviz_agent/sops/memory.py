@@ -40,7 +40,7 @@ def short(value: Any, limit: int = MAX_OBSERVATION_CHARS) -> Any:
 class Entry:
 	"""One thing the run did: an action at a line, what came back, and whether it worked."""
 
-	kind: str  # "step" | "answer" | "decision" | "interrupt" | "ended"
+	kind: str  # "step" | "answer" | "decision" | "interrupt" | "settled" (a proposal confirmed or not) | "ended"
 	line: int | None
 	action: str
 	ok: bool = True

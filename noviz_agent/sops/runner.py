@@ -150,7 +150,9 @@ class Runner:
 		action = self.actions[line.number]
 		if not confirmed:
 			state.add(
-				Entry("step", line.number, action, ok=False, failure="cancelled", reason="person cancelled")
+				Entry(
+					"settled", line.number, action, ok=False, failure="cancelled", reason="person cancelled"
+				)
 			)
 			return self._end(
 				out, f"You cancelled the change, so '{state.title}' stops here. Nothing was changed."
@@ -158,7 +160,7 @@ class Runner:
 		state.status = mem.RUNNING
 		if result.ok:
 			state.add(
-				Entry("confirmed", line.number, action, args=result.args, observation=mem.short(result.data))
+				Entry("settled", line.number, action, args=result.args, observation=mem.short(result.data))
 			)
 			state.position = self._next(line)
 		else:

@@ -24,6 +24,8 @@ DAY_WITH_MONTH = re.compile(
 	re.IGNORECASE,
 )
 
+ORDINAL = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\b", re.IGNORECASE)
+
 
 class InvalidValue(ValueError):
 	"""An answer that cannot be used as the value asked for; the message says what is needed."""
@@ -45,7 +47,7 @@ def parse_date(text: str, today: date | None = None) -> str:
 		except ValueError:
 			raise InvalidValue(f"'{iso[0]}' is not a calendar date.") from None
 	named = DAY_WITH_MONTH.findall(text)
-	if len(iso) > 1 or len(named) > 1:
+	if len(iso) > 1 or len(named) > 1 or len(ORDINAL.findall(text)) > 1:
 		raise InvalidValue("The answer names more than one date; give one date, e.g. 2026-03-12.")
 	if named:
 		parts = [p for p in named[0] if p]

@@ -101,9 +101,7 @@ class SopPolicyModel:
 		return [
 			(e["action"], _record(e.get("observation")))
 			for e in reversed(memory)
-			if e.get("kind") in ("step", "confirmed")
-			and e.get("ok")
-			and isinstance(e.get("observation"), dict)
+			if e.get("kind") in ("step", "settled") and e.get("ok") and isinstance(e.get("observation"), dict)
 		]
 
 	def _condition(self, condition: str, memory: list[dict]) -> dict:
@@ -153,10 +151,11 @@ class SopPolicyModel:
 		name = None
 		if verb != "get":
 			name = next((r.get("name") for a, r in records if a == f"{entity}.get"), None)
-		for _, record in records:
+		for entry in reversed(memory):
 			if name:
 				break
-			name = find_field(record, entity)
+			if entry.get("kind") in ("step", "settled") and entry.get("ok"):
+				name = find_field(entry.get("observation"), entity)
 		if not name:
 			name = self._answer(memory, entity.replace("_", " ")) or self._answer(
 				memory, entity.split("_")[-1]
