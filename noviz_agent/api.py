@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_session
+from noviz_agent.connectors import frappe_session, frappe_sops
 from noviz_agent.engine import gateway, responses
 from noviz_agent.engine.selection import make_model_picker
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
@@ -148,10 +148,12 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 
 	started = time.perf_counter()
 	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
+	procedures = None
 	try:
 		provider = frappe_session.make_provider(values)
 		session = frappe_session.build_session(values, turn=turn)
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
+		procedures = frappe_sops.desk_for(doc, provider)
 		outcome = run_turn(
 			session,
 			provider,
@@ -163,6 +165,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			retriever=_retriever(values),
 			max_chars=max_chars,
 			model_picker=_model_picker(values, provider, session.person.roles),
+			procedures=procedures,
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,
@@ -188,6 +191,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		)
 		entry = None
 	doc, log_doc = _record(user, doc, question, response, log, entry, rules_sent, values)
+	frappe_sops.remember(procedures, doc)
 	return _reply(response, doc, log_doc, turn)
 
 
@@ -215,6 +219,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	values = frappe_session.load_settings()
 	session = frappe_session.build_session(values, progress=False)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	outcome = frappe_sops.after_settle(doc, session, token, confirm, outcome, values)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)
 		for row in doc.turns:

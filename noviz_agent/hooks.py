@@ -30,3 +30,6 @@ doc_events = {
 
 # What the chat needs before its first call (no secrets): the message length limit.
 boot_session = "noviz_agent.api.boot_session"
+
+# The example procedures (Agent SOP records) ship as fixtures.
+fixtures = ["Agent SOP"]

@@ -26,6 +26,8 @@ ALLOWED = {
 	"noviz_agent/install.py": 1,
 	# The person's own language preference.
 	"noviz_agent/connectors/frappe_session.py": 1,
+	# A procedure run's memory is the agent's own record of the person's conversation.
+	"noviz_agent/connectors/frappe_sops.py": 2,
 }
 
 
