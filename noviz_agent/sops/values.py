@@ -10,8 +10,6 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from dateutil import parser as dateparser
-
 ID = re.compile(r"\b[A-Za-z]{2,}(?:-[A-Za-z0-9]+)*-\d+\b")
 ISO_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 MONTHS = (
@@ -25,6 +23,15 @@ DAY_WITH_MONTH = re.compile(
 )
 
 ORDINAL = re.compile(r"\b\d{1,2}(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def _month(name: str) -> int:
+	return MONTH_NUMBERS[name.lower().rstrip(".")[:3]]
+
+
+MONTH_NUMBERS = {
+	m: i for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)
+}
 
 
 class InvalidValue(ValueError):
@@ -51,12 +58,15 @@ def parse_date(text: str, today: date | None = None) -> str:
 		raise InvalidValue("The answer names more than one date; give one date, e.g. 2026-03-12.")
 	if named:
 		parts = [p for p in named[0] if p]
-		year = next((p for p in parts if len(p) == 4), None) or str((today or date.today()).year)
-		rest = [p for p in parts if len(p) != 4]
+		year = (
+			next((int(p) for p in parts if p.isdigit() and len(p) == 4), None) or (today or date.today()).year
+		)
+		day = next(int(p) for p in parts if p.isdigit() and len(p) <= 2)
+		month = next(_month(p) for p in parts if not p.isdigit())
 		try:
-			return dateparser.parse(" ".join([*rest, year]), dayfirst=True).date().isoformat()
-		except (ValueError, OverflowError):
-			pass
+			return date(year, month, day).isoformat()
+		except ValueError:
+			raise InvalidValue(f"'{text[:60]}' is not a calendar date.") from None
 	raise InvalidValue(f"'{text[:60]}' does not name one day. Give the date as 2026-03-12 or 12 March 2026.")
 
 
