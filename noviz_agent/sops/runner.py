@@ -26,6 +26,8 @@ from noviz_agent.sops.parser import Line, Procedure, after, branch
 from noviz_agent.sops.values import InvalidValue, find_id, parse_date
 
 MAX_REPEATS = 2
+# A whole message of these words leaves the procedure (a word inside an answer never does).
+STOP_WORDS = {"stop", "stop the procedure", "never mind", "nevermind", "abort", "quit"}
 # A run never takes more steps than this in one turn, whatever the procedure says.
 MAX_STEPS_PER_TURN = 40
 INVALID_INPUT_MARKERS = ("not found", "does not exist", "do not fit its parameters", "not a valid", "invalid")
@@ -117,6 +119,13 @@ class Runner:
 			return out
 		if state.status != mem.AWAITING_ANSWER or line is None:
 			return out
+		if message.strip().lower().rstrip(".!") in STOP_WORDS:
+			state.add(
+				Entry(
+					"answer", line.number, "person.answer", ok=False, observation=message, failure="stopped"
+				)
+			)
+			return self._end(out, f"Stopped '{state.title}' as you asked. Nothing else was changed.")
 		kind, reason = self.controller.classify(self._view(state, line, message=message), message)
 		if kind == "question":
 			return self._interrupt(out, line, message, reason)

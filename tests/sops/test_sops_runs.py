@@ -208,3 +208,13 @@ def test_settling_a_proposal_no_run_waits_on_is_not_the_procedures_business():
 
 def test_a_request_that_fits_no_procedure_is_left_to_the_ordinary_turn():
 	assert desk()(session(), None, "top customers by revenue") is None
+
+
+def test_the_person_can_leave_a_procedure_by_saying_stop():
+	s, d = session(), desk()
+	say(d, s, START)
+	handled = say(d, s, "Never mind.")
+	assert handled.state.status == mem.ENDED and "as you asked" in handled.response["text"]
+	assert (
+		desk(d.store)(session(), None, "SAL-ORD-2026-00001") is None
+	)  # the next message is an ordinary turn
