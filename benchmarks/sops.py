@@ -448,7 +448,13 @@ def main(argv=None) -> None:
 	else:
 		provider = SopPolicyModel()
 		model_name = "model (scripted policy)"
-	controllers = {"baseline": BaselineController, model_name: lambda: ModelController(provider)}
+	made: list[ModelController] = []
+
+	def model_controller() -> ModelController:
+		made.append(ModelController(provider))
+		return made[-1]
+
+	controllers = {"baseline": BaselineController, model_name: model_controller}
 
 	report = {}
 	for split, seed in (("dev", DEV_SEED), ("held_out", HELD_OUT_SEED)):
@@ -457,6 +463,10 @@ def main(argv=None) -> None:
 		for name, factory in controllers.items():
 			outcomes = [run_case(case, compiled[case.procedure], factory, registry) for case in cases]
 			report[split][name] = score(cases, outcomes)
+			if name == model_name:
+				# Decisions the model's reply could not be used for, so the baseline's rule made them.
+				report[split][name]["fallbacks"] = sum(c.fallbacks for c in made)
+				made.clear()
 	if isinstance(provider, SopPolicyModel):
 		report["model_calls"] = provider.calls
 	if args.json:
@@ -466,7 +476,12 @@ def main(argv=None) -> None:
 		print(f"\n{split} split ({args.sessions} sessions: {CANCEL} / {INVOICE} / {LEAVE})")
 		print(f"{'controller':32} {'step accuracy':>14} {'session success':>16}")
 		for name, figures in report[split].items():
-			print(f"{name:32} {figures['step_accuracy']:>14.3f} {figures['session_success']:>16.3f}")
+			fallbacks = (
+				f"   ({figures['fallbacks']} decisions fell back to rules)" if "fallbacks" in figures else ""
+			)
+			print(
+				f"{name:32} {figures['step_accuracy']:>14.3f} {figures['session_success']:>16.3f}{fallbacks}"
+			)
 		for name, figures in report[split].items():
 			print(f"  {name} success by fault: {figures['success_by_fault']}")
 
