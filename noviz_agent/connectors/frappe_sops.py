@@ -30,8 +30,29 @@ def matcher() -> Matcher:
 	if _matcher is None:
 		from noviz_agent.tools import build_registry
 
-		_matcher = Matcher(ActionRepository.from_registry(build_registry()), default_embedder())
+		_matcher = Matcher(ActionRepository.from_registry(build_registry()), _embedder())
 	return _matcher
+
+
+def _embedder():
+	"""The built-in local embedder, else the embedding model of Agent Settings, else None (lexical only)."""
+	builtin = default_embedder()
+	if builtin is not None:
+		return builtin
+	try:
+		from knowledge.embedding import OpenAIEmbedder
+		from noviz_agent.connectors.frappe_session import load_settings
+
+		values = load_settings(with_secrets=True)
+		if not values.get("embedding_model"):
+			return None
+		return OpenAIEmbedder(
+			values["embedding_model"],
+			base_url=values.get("embedding_base_url") or values.get("base_url") or None,
+			api_key=values.get("embedding_api_key") or values.get("api_key") or None,
+		)
+	except Exception:  # an unreachable or misconfigured provider leaves lexical matching, never an error
+		return None
 
 
 def problems(text: str) -> list[Problem]:
