@@ -143,7 +143,7 @@ def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
 		FrappeRunStore(),
 		conversation_doc.name if conversation_doc else None,
 		controller_for=lambda p: ModelController(p) if p is not None else BaselineController(),
-		embedder=matcher().embedder,
+		shared_matcher=matcher(),
 	)
 
 

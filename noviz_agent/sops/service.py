@@ -50,10 +50,14 @@ class ProcedureDesk:
 	conversation: str | None = None
 	controller_for: Callable[[object], Controller] | None = None
 	embedder: object = None
+	# A matcher built once per worker over the same registry; built here from the session when absent.
+	shared_matcher: Matcher | None = None
 	state: RunState | None = field(default=None, init=False)
 	_matcher: Matcher | None = field(default=None, init=False)
 
 	def matcher(self, session) -> Matcher:
+		if self._matcher is None and self.shared_matcher is not None:
+			self._matcher = self.shared_matcher
 		if self._matcher is None:
 			# The whole registry: a step means the same action for everyone; the gateway refuses what is not granted.
 			repository = ActionRepository.from_registry(session.registry)
