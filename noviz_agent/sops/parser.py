@@ -162,6 +162,19 @@ def parse(text: str, title: str = "") -> Procedure:
 	return Procedure(title=title, body=body, lines=lines, text=text)
 
 
+def step_texts(text: str) -> list[tuple[int, str, str | None]]:
+	"""(line number, text, pinned action) of every line that reads as a step, even in a broken procedure."""
+	found = []
+	for number, raw in enumerate((text or "").splitlines(), start=1):
+		content = BULLET.sub("", raw.strip()).strip()
+		if not content or content.startswith("#") or content.endswith(":"):
+			continue
+		pinned = PIN.search(content)
+		pin = pinned.group("action") if pinned else None
+		found.append((number, content[: pinned.start()].strip() if pinned else content, pin))
+	return found
+
+
 def problems(text: str) -> list[Problem]:
 	"""Every structural problem of a procedure (empty when it parses)."""
 	try:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from knowledge.embedding import stem, tokens
 from noviz_agent.sops.matching import Match, Matcher
-from noviz_agent.sops.parser import Problem, Procedure, ProcedureError, parse
+from noviz_agent.sops.parser import Problem, Procedure, ProcedureError, parse, problems, step_texts
 from noviz_agent.sops.values import ID
 
 # Weighted share of a request's words a procedure must use to be considered for it; the
@@ -49,37 +49,39 @@ class SopSpec:
 def compile_procedure(text: str, matcher: Matcher, *, title: str = "", name: str = "") -> Compiled:
 	"""Parse and resolve every step, or raise ProcedureError listing each problem with its line."""
 	procedure = parse(text, title)  # structural problems first: matching needs the lines
-	problems: list[Problem] = []
+	unknown: list[Problem] = []
 	actions: dict[int, str] = {}
 	matches: dict[int, Match] = {}
 	for line in procedure.steps():
 		match = matcher.match(line.text, line.pin)
 		if match is None:
-			if line.pin:
-				problems.append(Problem(line.number, f"the action '{line.pin}' does not exist on this site."))
-				continue
-			closest = ", ".join(f"{n} ({s:.2f})" for n, s in matcher.closest(line.text))
-			problems.append(
-				Problem(
-					line.number,
-					f"'{line.text}' does not match any known action (closest: {closest}). Reword it, or name "
-					"the action at the end in square brackets, e.g. [sales_order.get].",
-				)
-			)
+			unknown.append(_unknown(line.number, line.text, line.pin, matcher))
 			continue
 		actions[line.number], matches[line.number] = match.action, match
-	if problems:
-		raise ProcedureError(problems)
+	if unknown:
+		raise ProcedureError(unknown)
 	return Compiled(name or title, procedure, actions, matches)
 
 
 def validate(text: str, matcher: Matcher) -> list[Problem]:
-	"""Every problem of a procedure text (structure, then unknown actions); empty when it can run."""
-	try:
-		compile_procedure(text, matcher)
-	except ProcedureError as exc:
-		return exc.problems
-	return []
+	"""Every problem of a procedure text, structure and unknown actions together, in line order."""
+	found = problems(text)
+	broken = {p.line for p in found}
+	for number, step, pin in step_texts(text):
+		if number not in broken and matcher.match(step, pin) is None:
+			found.append(_unknown(number, step, pin, matcher))
+	return sorted(found, key=lambda p: p.line)
+
+
+def _unknown(number: int, step: str, pin: str | None, matcher: Matcher) -> Problem:
+	if pin:
+		return Problem(number, f"the action '{pin}' does not exist on this site.")
+	closest = ", ".join(f"{n} ({s:.2f})" for n, s in matcher.closest(step))
+	return Problem(
+		number,
+		f"'{step}' does not match any known action (closest: {closest}). Reword it, or name the action at "
+		"the end in square brackets, e.g. [sales_order.get].",
+	)
 
 
 def _stems(text: str) -> set[str]:

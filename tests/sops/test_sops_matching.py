@@ -61,6 +61,14 @@ def test_unknown_actions_are_reported_with_their_line_and_closest_actions(matche
 	assert pinned[0].line == 1 and "'sales_order.fly' does not exist" in pinned[0].message
 
 
+def test_bad_indentation_and_unknown_actions_are_reported_together(matcher):
+	found = validate(
+		"Look up the sales order.\n   Cancel the sales order.\nFrobnicate the widget.\n", matcher
+	)
+	assert [p.line for p in found] == [2, 3]
+	assert "indented" in found[0].message and "does not match any known action" in found[1].message
+
+
 def test_the_shipped_procedures_compile_and_keep_each_match(matcher):
 	for spec in example_specs():
 		compiled = compile_procedure(spec.procedure, matcher, title=spec.title)
