@@ -147,6 +147,11 @@ def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
 	)
 
 
+def handled(desk: ProcedureDesk | None) -> bool:
+	"""Whether a procedure answered this turn (such answers are never cached)."""
+	return desk is not None and desk.state is not None
+
+
 def remember(desk: ProcedureDesk | None, conversation_doc) -> None:
 	"""Store the run after the turn is recorded (a first turn's conversation has a name only now)."""
 	if desk is None or conversation_doc is None:

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from typing import Protocol
 
+from noviz_agent.engine.llm import Usage
 from noviz_agent.sops import conditions
 from noviz_agent.sops.actions import ASK, SEARCH, TELL, TOOL, Action, ActionRepository
 from noviz_agent.sops.memory import RunState
@@ -236,6 +237,9 @@ class ModelController:
 		self.timeout = timeout
 		self.fallback = BaselineController()
 		self.fallbacks = 0
+		# What the model calls cost, for the turn's log and budget.
+		self.usage = Usage()
+		self.model = ""
 
 	def _ask(self, view: View, task: str, tool: dict) -> tuple[dict | None, str]:
 		messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt(view, task)}]
@@ -243,6 +247,7 @@ class ModelController:
 			reply = self.provider.complete(messages, [tool], timeout=self.timeout)
 		except Exception as exc:  # a provider fault must not break the run: the baseline decides this step
 			return None, f"model unavailable ({type(exc).__name__}); rule used"
+		self.usage, self.model = self.usage + reply.usage, reply.model or self.model
 		call = next((c for c in reply.tool_calls if c.arguments is not None), None)
 		if call is None or call.name.replace(".", "__") != tool["function"]["name"]:
 			return None, "model reply unusable; rule used"
@@ -260,6 +265,7 @@ class ModelController:
 			reply = self.provider.complete(messages, [tool], timeout=self.timeout)
 		except Exception:  # without the model, only the lexical candidate speaks for it
 			return True
+		self.usage, self.model = self.usage + reply.usage, reply.model or self.model
 		call = next((c for c in reply.tool_calls if c.arguments is not None), None)
 		return call is None or call.arguments.get("choice") != "no"
 

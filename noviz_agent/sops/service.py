@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from noviz_agent.engine import loop, responses
 from noviz_agent.engine.gateway import ToolResult
+from noviz_agent.engine.llm import Usage
 from noviz_agent.sops import memory as mem
 from noviz_agent.sops.actions import ActionRepository
 from noviz_agent.sops.controllers import BaselineController, Controller, ModelController
@@ -54,6 +55,7 @@ class ProcedureDesk:
 	shared_matcher: Matcher | None = None
 	state: RunState | None = field(default=None, init=False)
 	_matcher: Matcher | None = field(default=None, init=False)
+	_controllers: dict = field(default_factory=dict, init=False)
 
 	def matcher(self, session) -> Matcher:
 		if self._matcher is None and self.shared_matcher is not None:
@@ -67,9 +69,15 @@ class ProcedureDesk:
 		return self._matcher
 
 	def _controller(self, provider) -> Controller:
-		if self.controller_for is not None:
-			return self.controller_for(provider)
-		return ModelController(provider) if provider is not None else BaselineController()
+		"""One controller per provider for the desk's life, so a turn's model calls add up in one place."""
+		made = self._controllers.get(id(provider))
+		if made is None:
+			if self.controller_for is not None:
+				made = self.controller_for(provider)
+			else:
+				made = ModelController(provider) if provider is not None else BaselineController()
+			self._controllers[id(provider)] = made
+		return made
 
 	def _compiled(self, session, spec: SopSpec) -> Compiled | None:
 		try:
@@ -78,17 +86,25 @@ class ProcedureDesk:
 			return None  # an invalid procedure never runs; its form shows why
 
 	def _runner(self, session, provider, compiled: Compiled) -> Runner:
+		controller = self._controller(provider)
 		return Runner(
 			compiled.procedure,
 			compiled.actions,
 			self.matcher(session).repository,
-			self._controller(provider),
+			controller,
 			session,
 			sop=compiled.name,
 		)
 
+	def _fresh_usage(self, provider) -> None:
+		"""Each turn's log counts that turn's model calls only."""
+		controller = self._controller(provider)
+		if hasattr(controller, "usage"):
+			controller.usage = Usage()
+
 	def __call__(self, session, provider, message: str) -> Handled | None:
 		started = time.perf_counter()
+		self._fresh_usage(provider)
 		state = self.store.load(self.conversation) if self.conversation else None
 		if state is not None and state.open:
 			spec = next((s for s in self.specs if s.name == state.sop), None)
@@ -97,14 +113,14 @@ class ProcedureDesk:
 				state.status = mem.ENDED  # the procedure was removed or broken since the run began
 				self.state = state
 				return None
-			out = self._runner(session, provider, compiled).resume(state, message)
-			return self._handled(out, message, started)
+			runner = self._runner(session, provider, compiled)
+			return self._handled(runner.resume(state, message), message, started, runner.controller)
 		spec = self._pick(session, provider, message)
 		compiled = self._compiled(session, spec) if spec else None
 		if compiled is None:
 			return None
-		out = self._runner(session, provider, compiled).start(message, compiled.match_log())
-		return self._handled(out, message, started)
+		runner = self._runner(session, provider, compiled)
+		return self._handled(runner.start(message, compiled.match_log()), message, started, runner.controller)
 
 	def _pick(self, session, provider, message: str) -> SopSpec | None:
 		weights = self.matcher(session).idf
@@ -120,6 +136,7 @@ class ProcedureDesk:
 	def settled(self, session, provider, token: str, confirmed: bool, result: ToolResult) -> Handled | None:
 		"""Continue the run that waited on this proposal; None when no run waited on it."""
 		started = time.perf_counter()
+		self._fresh_usage(provider)
 		state = self.store.load(self.conversation) if self.conversation else None
 		if state is None or state.status != mem.AWAITING_CONFIRMATION or state.pending_token != token:
 			return None
@@ -127,10 +144,10 @@ class ProcedureDesk:
 		compiled = self._compiled(session, spec) if spec else None
 		if compiled is None:
 			return None
-		out = self._runner(session, provider, compiled).settled(state, confirmed, result)
-		return self._handled(out, "", started)
+		runner = self._runner(session, provider, compiled)
+		return self._handled(runner.settled(state, confirmed, result), "", started, runner.controller)
 
-	def _handled(self, out: Output, message: str, started: float) -> Handled:
+	def _handled(self, out: Output, message: str, started: float, controller=None) -> Handled:
 		self.state = out.state
 		response = responses.build(out.text, out.results, question=message)
 		log = {
@@ -144,6 +161,14 @@ class ProcedureDesk:
 			},
 			"latency_ms": round((time.perf_counter() - started) * 1000, 1),
 		}
+		usage = getattr(controller, "usage", None)
+		if usage is not None:
+			log.update(
+				prompt_tokens=usage.prompt_tokens,
+				cached_tokens=usage.cached_tokens,
+				completion_tokens=usage.completion_tokens,
+				model=getattr(controller, "model", ""),
+			)
 		if out.state.status == mem.ENDED:
 			log["error"] = "; ".join(out.log[-2:]) or "procedure ended"
 		return Handled(response, log, out.state)

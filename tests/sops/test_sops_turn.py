@@ -37,3 +37,24 @@ def test_the_turn_records_a_procedure_that_ended_as_an_error_in_its_log():
 	d.save()
 	outcome = turn.run_turn(s, None, "SAL-ORD-2026-00001", procedures=d)
 	assert "repeat limit" in outcome.log["error"]
+
+
+def test_the_model_driven_controller_reports_what_its_calls_cost_in_the_turn_log():
+	from noviz_agent.engine.llm import Usage
+	from noviz_agent.sops.controllers import ModelController
+	from noviz_agent.testing.model import call
+
+	s, d = session(), desk()
+	model = ScriptedModel(
+		[
+			call("sop_decide", {"choice": "yes", "reason": "a cancellation"}),
+			call("sop_arguments", {"arguments": {"question": "Which order?"}, "reason": "ask"}),
+		],
+		usage=Usage(prompt_tokens=100, completion_tokens=7),
+	)
+	d.controller_for = lambda provider: ModelController(provider)
+	with model:
+		outcome = turn.run_turn(s, model, "A customer wants to cancel their order", procedures=d)
+	assert outcome.response["text"] == "Which order?"
+	assert (outcome.log["prompt_tokens"], outcome.log["completion_tokens"]) == (200, 14)
+	assert outcome.log["model"] == "scripted"
