@@ -95,27 +95,36 @@ def _usage_name(key: str, month: str) -> str:
 
 
 def record_spend(held: budgets.Reservation, actual: Spend) -> None:
-	"""Add what a turn really spent to each cap's row, in one UPDATE per row: no increment is lost."""
+	"""Add what a turn really spent to each cap's row: one upsert per row, so no increment is lost.
+
+	Rows are touched in the same order by every turn (site, roles, person), so concurrent turns
+	queue on each row instead of deadlocking; a deadlock reported anyway is retried.
+	"""
+	now = frappe.utils.now_datetime()
 	for cap in held.caps:
 		name = _usage_name(cap.key, held.month)
-		if not frappe.db.exists(USAGE, name):
+		values = (name, name, cap.key, held.month, int(actual.tokens), float(actual.money), now, now)
+		for attempt in range(3):
 			try:
-				frappe.get_doc(
-					{
-						"doctype": USAGE,
-						"budget_month": name,
-						"budget_key": cap.key,
-						"month": held.month,
-						"tokens": 0,
-						"cost": 0,
-					}
-				).insert(ignore_permissions=True)  # the agent's own spending record
-			except frappe.DuplicateEntryError:
-				pass  # another worker created it first
-		frappe.db.sql(
-			"update `tabAgent Budget Usage` set tokens = tokens + %s, cost = cost + %s where name = %s",
-			(int(actual.tokens), float(actual.money), name),
-		)
+				frappe.db.sql(UPSERT[frappe.db.db_type], values + (int(actual.tokens), float(actual.money)))
+				break
+			except frappe.QueryDeadlockError:
+				if attempt == 2:
+					raise
+
+
+_INSERT = (
+	"insert into `tabAgent Budget Usage` (name, budget_month, budget_key, month, tokens, cost, creation, "
+	"modified, owner, modified_by, docstatus) values (%s, %s, %s, %s, %s, %s, %s, %s, 'Administrator', "
+	"'Administrator', 0)"
+)
+# Our own spending table, our own values: never text from a model or a person.
+UPSERT = {
+	"mariadb": _INSERT + " on duplicate key update tokens = tokens + %s, cost = cost + %s",
+	"postgres": _INSERT.replace("`", '"')
+	+ ' on conflict (name) do update set tokens = "tabAgent Budget Usage".tokens + %s, '
+	'cost = "tabAgent Budget Usage".cost + %s',
+}
 
 
 def notify_crossed(crossed: list[Cap]) -> None:

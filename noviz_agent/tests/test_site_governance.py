@@ -48,12 +48,14 @@ class TestBudgets(GovernanceCase):
 		):
 			frappe.set_user("Administrator")
 			doc = self.budget(scope, tokens=100, **kw)  # less than one turn's token limit
+			models_before = len(self.models)
 			reply = self.send_as(SALES, f"hello {scope}", [answer("never")])
+			self.plan.clear()
 			self.assertEqual(reply["response"]["type"], "refusal", reply["response"])
 			message = reply["response"]["refusal"]["message"]
 			self.assertIn("monthly budget of 100 tokens", message)
 			self.assertIn("starts again on", message)
-			self.assertEqual(self.models[-1].requests, [], "the model must not be called")
+			self.assertEqual(len(self.models), models_before, "no model may be made or called")
 			log = frappe.get_doc("Agent Interaction Log", reply["log"])
 			self.assertIn("budget", log.error)
 			frappe.set_user("Administrator")
@@ -150,6 +152,8 @@ class TestAnswerCache(GovernanceCase):
 		question = "which customers bought standing desks in 2025"
 		first = self.send_as(SALES, question, [answer("Acme and Globex.")])
 		again = self.send_as(SALES, question, [answer("never")])
+		self.assertEqual(self.plan, [[answer("never")]], "the cached answer left its planned model unused")
+		self.plan.clear()
 		self.assertEqual(again["response"]["text"], "Acme and Globex.")
 		self.assertEqual(frappe.db.get_value("Agent Interaction Log", again["log"], "cache_hit"), "exact")
 		self.assertEqual(len(self.models), 1, "the second answer came from the cache")
