@@ -71,6 +71,19 @@ class TestBudgets(GovernanceCase):
 		self.assertEqual(row.tokens, log.prompt_tokens + log.completion_tokens)
 
 
+def _spend_in_process(site: str, sites_path: str, month: str, times: int) -> None:
+	"""A second OS process spending on the same budget row, with its own database connection."""
+	frappe.init(site=site, sites_path=sites_path)
+	frappe.connect()
+	try:
+		held = Reservation(month, Spend(0), [Cap("Person", "concurrency@noviz.test", tokens=10**9)])
+		for _ in range(times):
+			frappe_governance.record_spend(held, Spend(7, 0.001))
+			frappe.db.commit()
+	finally:
+		frappe.destroy()
+
+
 class TestConcurrentSpending(GovernanceCase):
 	KEY = "Person:concurrency@noviz.test"
 
@@ -109,6 +122,27 @@ class TestConcurrentSpending(GovernanceCase):
 		)
 		self.assertEqual(row.tokens, 8 * 10 * 7)
 		self.assertAlmostEqual(row.cost, 8 * 10 * 0.001, places=6)
+
+	def test_two_processes_never_lose_an_increment(self):
+		import multiprocessing
+
+		site, sites_path = frappe.local.site, frappe.local.sites_path
+		month = frappe.utils.getdate().strftime("%Y-%m")
+		spawn = multiprocessing.get_context("spawn")
+		processes = [
+			spawn.Process(target=_spend_in_process, args=(site, sites_path, month, 25)) for _ in range(2)
+		]
+		for p in processes:
+			p.start()
+		for p in processes:
+			p.join(timeout=180)
+		self.assertEqual([p.exitcode for p in processes], [0, 0])
+		frappe.db.commit()
+		row = frappe.db.get_value(
+			"Agent Budget Usage", f"{self.KEY}|{month}", ["tokens", "cost"], as_dict=True
+		)
+		self.assertEqual(row.tokens, 2 * 25 * 7)
+		self.assertAlmostEqual(row.cost, 2 * 25 * 0.001, places=6)
 
 
 class TestAuditedReview(GovernanceCase):
