@@ -12,6 +12,7 @@ import frappe
 
 from knowledge.documents import document_from_record
 from knowledge.service import KnowledgeConfig, load_documents, open_knowledge
+from noviz_agent.engine.provider import ProviderSettings, SettingsError
 from noviz_agent.validation import lines
 
 DOCTYPE = "Agent Knowledge Document"
@@ -25,13 +26,18 @@ def data_dir() -> Path:
 def config(values: dict) -> KnowledgeConfig:
 	"""The knowledge configuration from Agent Settings values (with secrets) and site configuration."""
 	folder = (values.get("knowledge_folder") or "").strip()
+	try:
+		# The reasoning model's server and key serve the embedding model when it has none of its own.
+		embedding = ProviderSettings.from_agent_settings(values, "embedding")
+	except SettingsError:
+		embedding = None
 	return KnowledgeConfig(
 		dsn=frappe.conf.get("noviz_knowledge_dsn") or None,
 		data_dir=data_dir(),
 		docs_dirs=(Path(folder),) if folder else (),
-		embedding_model=values.get("embedding_model") or None,
-		embedding_base_url=values.get("embedding_base_url") or values.get("base_url") or None,
-		embedding_api_key=values.get("embedding_api_key") or values.get("api_key") or None,
+		embedding_model=embedding.model if embedding else None,
+		embedding_base_url=embedding.base_url if embedding else None,
+		embedding_api_key=(embedding.api_key or None) if embedding else None,
 	)
 
 

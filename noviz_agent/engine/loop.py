@@ -21,7 +21,8 @@ from noviz_agent.engine.errors import (
 	TurnLimitError,
 )
 from noviz_agent.engine.gateway import ToolResult
-from noviz_agent.engine.llm import Provider, ToolCall, Usage
+from noviz_agent.engine.provider import Provider, ToolCall, Usage
+from noviz_agent.engine.schema_rules import MAX_TOOLS
 from noviz_agent.engine.session import Session
 
 
@@ -49,9 +50,12 @@ def offered_schemas(session: Session) -> list[dict]:
 
 	A stable order keeps the request prefix byte-identical, so provider prompt caches hit.
 	"""
-	order = [n for n in session.context.get("offer_order", ()) if n in session.offered]
-	placed = set(order)
-	order += [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	selected = [n for n in session.context.get("offer_order", ()) if n in session.offered]
+	placed = set(selected)
+	found = [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	# Tools found by tools.search during the turn stay offered; over the provider's cap, the
+	# weakest of the selection (the end of its order) make room for them.
+	order = selected[: max(MAX_TOOLS - len(found), 0)] + found[:MAX_TOOLS]
 	return [session.registry[n].schema() for n in order if session.may_use(n)]
 
 

@@ -90,12 +90,20 @@ def test_list_returns_one_page_total_link_and_result_id(registry):
 
 def test_list_last_page_and_filters(registry):
 	session = _session(registry, page_size=10)
-	data = call_tool(session, "sales_order.list", {"filters": {"customer": "Globex"}, "page": 2}).data
+	data = call_tool(
+		session,
+		"sales_order.list",
+		{"filters": [{"field": "customer", "op": "=", "value": "Globex"}], "page": 2},
+	).data
 	assert data["total"] == 12 and len(data["rows"]) == 2 and data["page"]["has_more"] is False
 
 
 def test_small_list_keeps_no_result_id(registry):
-	data = call_tool(_session(registry), "sales_order.list", {"filters": [["status", "=", "Draft"]]}).data
+	data = call_tool(
+		_session(registry),
+		"sales_order.list",
+		{"filters": [{"field": "status", "op": "=", "value": "Draft"}]},
+	).data
 	assert data["total"] == 1 and "result_id" not in data
 
 
@@ -103,8 +111,8 @@ def test_small_list_keeps_no_result_id(registry):
 	"args",
 	[
 		{"fields": ["grand_total"]},
-		{"filters": [["total", "~", 3]]},
-		{"filters": [["bogus", "=", 3]]},
+		{"filters": [{"field": "total", "op": "~", "value": 3}]},
+		{"filters": [{"field": "bogus", "op": "=", "value": 3}]},
 		{"order_by": "total; drop table x"},
 		{"page": 0},
 		{"limit": 1000},
@@ -119,7 +127,12 @@ def test_schema_rejects_nonsense_before_the_connector_is_called(registry, args):
 
 def test_count_and_get(registry):
 	session = _session(registry)
-	assert call_tool(session, "sales_order.count", {"filters": [["total", ">", 200]]}).data["count"] == 5
+	assert (
+		call_tool(
+			session, "sales_order.count", {"filters": [{"field": "total", "op": ">", "value": 200}]}
+		).data["count"]
+		== 5
+	)
 	record = call_tool(session, "sales_order.get", {"name": "SO-003"}).data
 	assert record["fields"]["total"] == 30.0 and record["_link"] == "/app/sales-order/SO-003"
 	missing = call_tool(session, "sales_order.get", {"name": "SO-999"})

@@ -6,7 +6,7 @@ import pytest
 
 from noviz_agent.engine import loop
 from noviz_agent.engine.errors import ProviderError, StepLimitExceeded, TimeLimitExceeded, TokenLimitExceeded
-from noviz_agent.engine.llm import Usage
+from noviz_agent.engine.provider import Usage
 from noviz_agent.engine.session import Limits, Person, Session
 from noviz_agent.engine.tools import Registry, Tool
 from noviz_agent.testing.model import ScriptedModel, answer, call, calls

@@ -7,7 +7,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noviz_agent.engine.llm import ToolCall, parse_text_tool_calls
+from noviz_agent.engine.provider import ToolCall, parse_text_tool_calls
+from noviz_agent.engine.provider.text_calls import END_TOKENS
 
 OFFERED = {"sales_order__list", "customer__create"}
 
@@ -158,14 +159,22 @@ def test_text_without_call_markers_is_returned_unchanged(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(prose, names, arguments, prose, st.booleans())
-def test_well_formed_tagged_call_round_trips_inside_any_text(before, name, args, after, wire):
+@given(prose, names, arguments, st.booleans())
+def test_well_formed_tagged_call_after_any_lead_in_round_trips(before, name, args, wire):
 	shown = name.replace(".", "__") if wire else name
 	block = "<tool_call>" + json.dumps({"name": shown, "arguments": args}) + "</tool_call>"
-	rest, calls = parse_text_tool_calls(before + block + after)
+	rest, calls = parse_text_tool_calls(before + block)
 	assert len(calls) == 1
 	assert (calls[0].name, calls[0].arguments, calls[0].error) == (name, args, None)
-	assert rest == (before + after).strip()
+	assert rest == before.strip()
+
+
+@settings(max_examples=200, deadline=None)
+@given(prose, names, arguments, prose.filter(lambda t: t.strip() and not any(e in t for e in END_TOKENS)))
+def test_a_tag_followed_by_more_prose_is_never_a_call(before, name, args, after):
+	block = "<tool_call>" + json.dumps({"name": name, "arguments": args}) + "</tool_call>"
+	text = before + block + after
+	assert parse_text_tool_calls(text) == (text.strip(), [])
 
 
 @settings(max_examples=200, deadline=None)
