@@ -54,7 +54,7 @@ def offered_schemas(session: Session) -> list[dict]:
 	placed = set(selected)
 	found = [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
 	# Tools found by tools.search during the turn stay offered; over the provider's cap, the
-	# weakest of the selection (the end of its order) make room for them.
+	# last of the selection's order make room for them.
 	order = selected[: max(MAX_TOOLS - len(found), 0)] + found[:MAX_TOOLS]
 	return [session.registry[n].schema() for n in order if session.may_use(n)]
 

@@ -24,13 +24,26 @@ Profiles (what was checked, from each provider's published documentation):
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 import jsonschema
 
-__all__ = ["MAX_TOOLS", "PROFILES", "Problem", "Profile", "check_messages", "check_tools", "walk"]
+__all__ = [
+	"MAX_TOOLS",
+	"PROFILES",
+	"Problem",
+	"Profile",
+	"check_messages",
+	"check_parameters",
+	"check_strict_limits",
+	"check_tool",
+	"check_tools",
+	"walk",
+]
 
 MAX_TOOLS = 128
 OPENAI_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -228,10 +241,9 @@ def check_parameters(
 			)
 		]
 	problems = []
-	try:
-		jsonschema.Draft202012Validator.check_schema(schema)
-	except jsonschema.SchemaError as exc:
-		problems.append(problem("valid-json-schema", tuple(exc.path), f"{exc.message}."))
+	error = _schema_errors(json.dumps(schema, sort_keys=True, default=str))
+	if error is not None:
+		problems.append(problem("valid-json-schema", error[0], f"{error[1]}."))
 	for path, node in walk(schema):
 		kinds = _types(node)
 		if "array" in kinds and "items" not in node:
@@ -241,6 +253,24 @@ def check_parameters(
 	if strict:
 		problems += _strict(schema, rules, problem)
 	return problems
+
+
+@functools.lru_cache(maxsize=1)
+def _meta_validator() -> jsonschema.Draft7Validator:
+	"""The meta-schema validator, built once; draft 7 checks the same keywords several times faster."""
+	return jsonschema.Draft7Validator(jsonschema.Draft7Validator.META_SCHEMA)
+
+
+@functools.lru_cache(maxsize=4096)
+def _schema_errors(text: str) -> tuple[tuple, str] | None:
+	"""(path, message) of the worst meta-schema error of a serialised schema; the same tools come often."""
+	error = jsonschema.exceptions.best_match(_meta_validator().iter_errors(json.loads(text)))
+	return None if error is None else (tuple(error.path), error.message)
+
+
+def check_strict_limits(schema: dict, profile: str = "openai") -> list[Problem]:
+	"""The strict-mode problems of a parameters schema alone (keywords, closed objects, sizes)."""
+	return _strict(schema, PROFILES[profile], lambda rule, path, text: Problem(rule, str(path), text))
 
 
 def _openapi_subset(node: dict, path: tuple, problem) -> list[Problem]:

@@ -182,3 +182,18 @@ def test_schemas_keep_the_selection_order_and_found_tools_go_last():
 	session.offered.add("stock_entry.list")
 	names = [s["function"]["name"] for s in loop.offered_schemas(session)]
 	assert names == ["customer__create", "sales_order__list", "stock_entry__list"]
+
+
+def test_tools_found_during_the_turn_never_push_a_request_over_128_tools():
+	from noviz_agent.engine.schema_rules import MAX_TOOLS
+
+	noop = lambda args, session: {}  # noqa: E731
+	registry = Registry([Tool(f"thing.t{i}", "A thing.", "selling", OBJ, noop) for i in range(150)])
+	names = registry.names()
+	session = Session(Person("ann"), None, registry, frozenset(names), offered=set(names[:120]))
+	session.context["offer_order"] = names[:120]
+	session.offered.update(names[130:140])  # unlocked by tools.search after the selection
+	sent = [s["function"]["name"] for s in loop.offered_schemas(session)]
+	assert len(sent) == MAX_TOOLS
+	assert sent[-10:] == [f"thing__t{i}" for i in range(130, 140)]
+	assert sent[:118] == [n.replace(".", "__") for n in names[:118]]

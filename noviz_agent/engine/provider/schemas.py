@@ -17,7 +17,7 @@ from noviz_agent.engine.schema_rules import (
 	GEMINI_FORMATS,
 	GEMINI_KEYWORDS,
 	STRICT_KEYWORDS,
-	check_parameters,
+	check_strict_limits,
 )
 
 __all__ = ["dialect_for", "for_provider", "gemini_tool", "strict_schema", "strict_tool"]
@@ -56,7 +56,7 @@ def strict_tool(tool: dict, profile: str = "openai") -> dict:
 		parameters = strict_schema(fn.get("parameters") or {"type": "object", "properties": {}})
 	except NotStrict:
 		return {**tool, "function": {**fn, "strict": False}}
-	if check_parameters(parameters, profile, name=fn.get("name", ""), strict=True):
+	if check_strict_limits(parameters, profile):
 		return {**tool, "function": {**fn, "strict": False}}  # over the provider's size limits
 	return {**tool, "function": {**fn, "parameters": parameters, "strict": True}}
 

@@ -125,6 +125,8 @@ def _hermes(text: str) -> list[ToolCall] | None:
 		end = text.find(HERMES_CLOSE, pos)
 		if end == -1:
 			body, pos = text[pos + len(HERMES_OPEN) :], len(text)  # a stop token cut the closing tag
+			if not body.strip().startswith("{"):
+				return None  # an unclosed tag before prose is a mention, not a call
 		else:
 			body, pos = text[pos + len(HERMES_OPEN) : end], end + len(HERMES_CLOSE)
 		calls.append(_tagged_call(body.strip()))
