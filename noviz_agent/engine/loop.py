@@ -76,13 +76,14 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 			error=f"{call.name} was not offered for this request. Use tools.search to find and unlock the "
 			"tool you need, then call it.",
 		)
-	verdict = guards.check(call.name, call.arguments, state)
+	tool = session.registry.get(call.name)
+	# Strict mode sends every property, null where not given: guards see what the gateway runs.
+	args = gateway.nulls_as_absent(call.arguments, tool.parameters) if tool else call.arguments
+	verdict = guards.check(call.name, args, state)
 	if verdict is not None:
-		return ToolResult(
-			call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard}
-		)
-	state.record(call.name, call.arguments)
-	return gateway.call_tool(session, call.name, call.arguments)
+		return ToolResult(call.name, args, "error", error=verdict.message, meta={"guard": verdict.guard})
+	state.record(call.name, args)
+	return gateway.call_tool(session, call.name, args)
 
 
 def run(

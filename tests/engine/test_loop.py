@@ -134,6 +134,18 @@ def test_repeated_identical_call_is_not_run_twice():
 	assert len(ran) == 1 and result.guards == ["repeated_identical_call"]
 
 
+def test_a_strict_call_repeated_with_nulls_is_still_a_repeat_and_runs_without_them():
+	session, ran = _session()
+	steps = [
+		call("sales_order.list", {"q": "x"}),
+		call("sales_order.list", {"q": "x", "page": None}),
+		answer("ok"),
+	]
+	with ScriptedModel(steps) as model:
+		result = loop.run(session, model, _messages())
+	assert ran == [("list", {"q": "x"})] and result.guards == ["repeated_identical_call"]
+
+
 def test_paging_to_build_a_total_is_redirected():
 	session, ran = _session()
 	model = ScriptedModel(
