@@ -32,7 +32,8 @@ from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from noviz_agent.engine.schema_rules import PROFILES, Problem, check_messages, check_tools
+from noviz_agent.engine.message_rules import check_messages
+from noviz_agent.engine.schema_rules import PROFILES, Problem, check_tools
 
 __all__ = ["StubProvider", "hashed_embedding", "rule_reply"]
 

@@ -13,8 +13,9 @@ import json
 import pytest
 
 from noviz_agent import cli
+from noviz_agent.engine.message_rules import check_messages
 from noviz_agent.engine.provider.schemas import gemini_tool, strict_schema, strict_tool
-from noviz_agent.engine.schema_rules import MAX_TOOLS, check_messages, check_parameters, check_tools
+from noviz_agent.engine.schema_rules import MAX_TOOLS, check_parameters, check_tools
 from noviz_agent.tools import build_registry
 
 
