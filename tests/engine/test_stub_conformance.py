@@ -197,3 +197,45 @@ def test_a_gemini_base_url_gets_the_registry_in_its_schema_subset(registry_tools
 	for start in range(0, len(registry_tools), 128):
 		request = provider.request([USER], registry_tools[start : start + 128])
 		assert check_tools(request["tools"], "gemini") == []
+
+
+# -- whole turns: the loop's own requests must be ones OpenAI accepts ---------------------------------
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_a_whole_turn_with_two_tool_rounds_sends_only_conforming_requests(strict):
+	from datetime import date
+
+	from noviz_agent.engine import turn
+	from tests.support.factories import make_session
+	from tests.support.memory_connector import MemoryConnector
+
+	orders = [
+		{"name": f"SO-{i}", "customer": "Acme", "date": f"2026-0{i}-10", "total": 10.0 * i, "status": "Draft"}
+		for i in range(1, 6)
+	]
+	connector = MemoryConnector("ann@example.com", {"sales_order": orders}, {"sales_order": {"read"}})
+	session = make_session(connector)
+	with StubProvider(rules=False) as stub:
+		stub.push(
+			tool_calls=[
+				{
+					"name": "sales_order.list",
+					"arguments": {"filters": [{"field": "customer", "op": "=", "value": "Acme"}]},
+				},
+				{"name": "sales_order.count", "arguments": {}},
+			]
+		)
+		stub.push(
+			tool_calls=[{"name": "sales_order.count", "arguments": {"filters": None} if strict else {}}]
+		)
+		stub.push(text="Acme has 5 draft orders.")
+		provider = OpenAICompatibleProvider(
+			ProviderSettings(stub.base_url, model="m", timeout=10, strict_tools=strict)
+		)
+		outcome = turn.run_turn(session, provider, "Show Acme's sales orders", today=date(2026, 11, 30))
+	assert stub.refused == [] and stub.pending == 0
+	assert outcome.response["type"] == "table" and outcome.response["text"] == "Acme has 5 draft orders."
+	last = stub.chat_requests[-1]["messages"]
+	assert [m["role"] for m in last[-5:]] == ["assistant", "tool", "tool", "assistant", "tool"]
+	assert len(stub.chat_requests[0]["tools"]) <= 128
