@@ -28,7 +28,7 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 
 # Settings that take one of a few values: field -> (label, choices, default).
 CHOICES: dict[str, tuple[str, tuple[str, ...], str]] = {
-	"tool_call_format": ("Tool call format", ("native", "text", "auto"), "auto"),
+	"tool_call_format": ("Tool call format", ("native", "text", "auto"), "native"),
 }
 
 RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "good": "Up", "bad": "Down"}

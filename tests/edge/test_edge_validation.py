@@ -134,6 +134,6 @@ def test_tool_call_format_must_be_one_of_its_choices():
 	assert v.choice_problem("tool_call_format", "native") is None
 	assert v.choice_problem("tool_call_format", "") is None
 	assert "native, text, auto" in v.choice_problem("tool_call_format", "xml")
-	assert v.choice({"tool_call_format": "xml"}, "tool_call_format") == "auto"
+	assert v.choice({"tool_call_format": "xml"}, "tool_call_format") == "native"
 	assert v.choice({"tool_call_format": "text"}, "tool_call_format") == "text"
 	assert any("Tool call format" in p for p in v.settings_problems({"tool_call_format": "json"}))

@@ -238,7 +238,7 @@ def test_native_never_reads_calls_from_text(stub):
 	assert reply.tool_calls == [] and reply.text == PRINTED and reply.finish_reason == "stop"
 
 
-def test_auto_prefers_native_calls_and_keeps_the_text(stub):
+def test_native_calls_win_over_printed_ones_and_the_text_is_kept(stub):
 	stub.push(
 		text="Checking " + PRINTED, tool_calls=[{"name": "sales_order.list", "arguments": {"limit": 1}}]
 	)
@@ -370,7 +370,7 @@ def test_settings_without_a_model_for_the_role_are_a_clear_error():
 def test_tool_call_format_and_strict_come_from_the_form():
 	settings = ProviderSettings.from_agent_settings({**FORM, "tool_call_format": "native", "strict_tools": 1})
 	assert settings.tool_call_format == "native" and settings.strict_tools is True
-	assert ProviderSettings.from_agent_settings(FORM).tool_call_format == "auto"
+	assert ProviderSettings.from_agent_settings(FORM).tool_call_format == "native"
 	with pytest.raises(SettingsError, match="tool call format must be one of native, text, auto"):
 		ProviderSettings.from_agent_settings({**FORM, "tool_call_format": "xml"})
 

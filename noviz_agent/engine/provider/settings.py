@@ -18,7 +18,7 @@ ROLES = ("reasoning", "vision", "embedding")
 # native: only structured tool_calls; text: calls printed as text are parsed too;
 # auto: text is parsed only when a reply has no structured calls and starts with a call.
 TOOL_CALL_FORMATS = ("native", "text", "auto")
-DEFAULT_TOOL_CALL_FORMAT = "auto"
+DEFAULT_TOOL_CALL_FORMAT = "native"
 
 
 class SettingsError(ValueError):
