@@ -20,7 +20,7 @@ def check_messages(messages) -> list[Problem]:
 	problems, open_calls, answered, asked_at = [], [], set(), 0
 	for i, message in enumerate(messages):
 		role = message.get("role") if isinstance(message, dict) else None
-		if role not in ("system", "developer", "user", "assistant", "tool"):
+		if role not in ("system", "developer", "user", "assistant", "tool", "function"):
 			problems.append(
 				Problem("message-role", f"messages[{i}]", f"Invalid 'messages[{i}].role': {role!r}.")
 			)

@@ -6,7 +6,7 @@
         stub.push(tool_calls=[{"name": "sales_order.list", "arguments": "{bad"}])
         provider = OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model"))
 
-Every chat request is first checked as OpenAI checks it (`noviz_agent.engine.schema_rules`):
+Every chat request is first checked as OpenAI checks it (`engine.schema_rules`, `message_rules`):
 tool schemas, the 128-tool cap and the order of tool messages. A request OpenAI would refuse
 gets HTTP 400 in OpenAI's error shape and takes nothing from the queue, so every test that
 talks to the stub is also a conformance test (`profile="azure"` or `"gemini"` for those rules).

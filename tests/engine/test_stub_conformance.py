@@ -184,10 +184,23 @@ def test_the_registry_sent_128_at_a_time_is_accepted(stub, registry_tools, stric
 	sent = [t for r in stub.chat_requests for t in r["tools"]]
 	assert len(sent) == len(registry_tools)
 	if strict:
-		assert all(r["parallel_tool_calls"] is False for r in stub.chat_requests)
 		assert sum(t["function"]["strict"] for t in sent) >= len(registry_tools) - 10
 	else:
 		assert sent == registry_tools and "parallel_tool_calls" not in stub.chat_requests[0]
+
+
+def test_an_azure_base_url_gets_strict_tools_within_azure_limits_and_serial_calls(registry_tools):
+	provider = OpenAICompatibleProvider(
+		ProviderSettings("https://acme.openai.azure.com/openai/v1/", model="gpt-4o", strict_tools=True)
+	)
+	for start in range(0, len(registry_tools), 128):
+		request = provider.request([USER], registry_tools[start : start + 128])
+		assert request["parallel_tool_calls"] is False
+		assert check_tools(request["tools"], "azure", parallel_tool_calls=False) == []
+	plain = OpenAICompatibleProvider(
+		ProviderSettings("https://api.openai.com/v1", model="o3-mini", strict_tools=True)
+	)
+	assert "parallel_tool_calls" not in plain.request([USER], registry_tools[:3])
 
 
 def test_a_gemini_base_url_gets_the_registry_in_its_schema_subset(registry_tools):

@@ -75,8 +75,9 @@ class OpenAICompatibleProvider:
 		if tools:
 			sent = for_provider(tools, strict=s.strict_tools, dialect=self.dialect)
 			request["tools"] = sent
-			if any(t["function"].get("strict") for t in sent):
-				# Strict schemas are guaranteed only for one call at a time (and Azure requires it).
+			if self.dialect == "azure" and any(t["function"].get("strict") for t in sent):
+				# Azure refuses strict tools with parallel calls; OpenAI's reasoning models refuse
+				# the parameter itself, so it is sent only where it is required.
 				request["parallel_tool_calls"] = False
 		if s.temperature is not None:
 			request["temperature"] = s.temperature

@@ -98,9 +98,10 @@ def _region(text: str, offered: set[str] | None) -> list[ToolCall] | None:
 	if body.startswith("```"):
 		fenced = FENCE.fullmatch(body)
 		return _json_calls(fenced.group(1).strip(), offered) if fenced else None
-	if body.startswith("{"):
+	# Calls run to the end, so a region that does not end like one is not worth parsing.
+	if body.startswith("{") and body.endswith("}"):
 		return _json_calls(body, offered)
-	if body.startswith("["):
+	if body.startswith("[") and body.endswith("]"):
 		return _json_calls(body, offered) or _pythonic(body, offered)
 	return None
 
