@@ -47,11 +47,9 @@ def cmd_tools(args: argparse.Namespace) -> int:
 
 def _check_tools(registry, args: argparse.Namespace) -> int:
 	"""Every tool as it would be sent to this provider, against its rules; 1 when any is refused."""
-	from noviz_agent.engine.provider.schemas import for_provider
-	from noviz_agent.engine.schema_rules import check_tools
+	from noviz_agent.engine.provider.schemas import check_as_sent
 
-	sent = for_provider([t.schema() for t in registry], strict=args.strict, dialect=args.check)
-	problems = [p for tool in sent for p in check_tools([tool], args.check, parallel_tool_calls=False)]
+	sent, problems = check_as_sent([t.schema() for t in registry], strict=args.strict, dialect=args.check)
 	strict = sum(1 for t in sent if t["function"].get("strict"))
 	if args.json:
 		_print_json(
@@ -66,7 +64,9 @@ def _check_tools(registry, args: argparse.Namespace) -> int:
 		for problem in problems:
 			print(f"{problem.rule}: {problem}")
 		mode = f", {strict} strict" if args.strict else ""
-		print(f"{len(sent)} tools checked against the {args.check} rules{mode}: {len(problems)} problem{'' if len(problems) == 1 else 's'}")
+		print(
+			f"{len(sent)} tools checked against the {args.check} rules{mode}: {len(problems)} problem{'' if len(problems) == 1 else 's'}"
+		)
 	return 1 if problems else 0
 
 

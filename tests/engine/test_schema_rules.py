@@ -312,3 +312,13 @@ def test_gemini_form_drops_what_gemini_lacks_and_keeps_the_meaning():
 	assert props["ids"] == {"type": "array", "items": {"type": "string"}}
 	assert "additionalProperties" not in fn["parameters"]
 	assert "parameters" not in gemini_tool(tool(obj({})))["function"]  # an empty object is refused there
+
+
+def test_check_as_sent_reports_what_the_chosen_provider_would_refuse():
+	from noviz_agent.engine.provider.schemas import check_as_sent
+
+	broken = tool(obj({"ids": {"type": "array"}}))
+	_, problems = check_as_sent([GOOD, broken], strict=True, dialect="azure")
+	assert [p.rule for p in problems] == ["array-items"]
+	sent, problems = check_as_sent([GOOD], strict=True, dialect="openai")
+	assert problems == [] and sent[0]["function"]["strict"] is True

@@ -18,9 +18,10 @@ from noviz_agent.engine.schema_rules import (
 	GEMINI_KEYWORDS,
 	STRICT_KEYWORDS,
 	check_strict_limits,
+	check_tools,
 )
 
-__all__ = ["dialect_for", "for_provider", "gemini_tool", "strict_schema", "strict_tool"]
+__all__ = ["check_as_sent", "dialect_for", "for_provider", "gemini_tool", "strict_schema", "strict_tool"]
 
 GEMINI_HOSTS = ("generativelanguage.googleapis.com",)
 AZURE_SUFFIXES = (".openai.azure.com", ".services.ai.azure.com", ".cognitiveservices.azure.com")
@@ -47,6 +48,15 @@ def for_provider(tools: list[dict], *, strict: bool = False, dialect: str = "ope
 	if strict:
 		return [strict_tool(t, dialect) for t in tools]
 	return tools
+
+
+def check_as_sent(
+	tools: list[dict], *, strict: bool = False, dialect: str = "openai"
+) -> tuple[list[dict], list]:
+	"""(the tools as they would be sent, what the provider's rules find wrong with them)."""
+	sent = for_provider(tools, strict=strict, dialect=dialect)
+	problems = [p for tool in sent for p in check_tools([tool], dialect, parallel_tool_calls=False)]
+	return sent, problems
 
 
 def strict_tool(tool: dict, profile: str = "openai") -> dict:

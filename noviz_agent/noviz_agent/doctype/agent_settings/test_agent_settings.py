@@ -47,3 +47,15 @@ class TestAgentSettings(FrappeTestCase):
 		settings.max_tools = 200
 		with self.assertRaises(frappe.ValidationError):
 			settings.save(ignore_permissions=True)
+
+	def test_doctor_checks_the_tools_against_the_configured_providers_rules(self):
+		from noviz_agent.connectors import frappe_doctor
+
+		for url, strict, dialect in (
+			("https://api.openai.com/v1", 1, "openai"),
+			("https://acme.openai.azure.com/openai/v1", 1, "azure"),
+			("https://generativelanguage.googleapis.com/v1beta/openai/", 0, "gemini"),
+		):
+			check = frappe_doctor.check_tool_schemas({"base_url": url, "strict_tools": strict})
+			self.assertEqual(check.status, "ok", check.message)
+			self.assertIn(f"fit the {dialect} function-calling rules", check.message)
