@@ -91,7 +91,9 @@ class Provider(Protocol):
 
 
 def new_call_id() -> str:
-	return f"call_{uuid.uuid4().hex[:12]}"
+	"""An id for a call that came without one: nine letters and digits, the one shape every
+	chat template accepts (Mistral's require exactly that when the call is sent back)."""
+	return uuid.uuid4().hex[:9]
 
 
 def parse_arguments(raw: Any) -> tuple[dict | None, str, str | None]:
