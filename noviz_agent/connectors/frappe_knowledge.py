@@ -12,8 +12,7 @@ import frappe
 
 from knowledge.documents import document_from_record
 from knowledge.service import KnowledgeConfig, load_documents, open_knowledge
-from noviz_agent.engine.provider import ProviderSettings, SettingsError
-from noviz_agent.validation import lines
+from noviz_agent.validation import embedding_endpoint, lines
 
 DOCTYPE = "Agent Knowledge Document"
 
@@ -26,18 +25,14 @@ def data_dir() -> Path:
 def config(values: dict) -> KnowledgeConfig:
 	"""The knowledge configuration from Agent Settings values (with secrets) and site configuration."""
 	folder = (values.get("knowledge_folder") or "").strip()
-	try:
-		# The reasoning model's server and key serve the embedding model when it has none of its own.
-		embedding = ProviderSettings.from_agent_settings(values, "embedding")
-	except SettingsError:
-		embedding = None
+	url, key = embedding_endpoint(values)
 	return KnowledgeConfig(
 		dsn=frappe.conf.get("noviz_knowledge_dsn") or None,
 		data_dir=data_dir(),
 		docs_dirs=(Path(folder),) if folder else (),
-		embedding_model=embedding.model if embedding else None,
-		embedding_base_url=embedding.base_url if embedding else None,
-		embedding_api_key=(embedding.api_key or None) if embedding else None,
+		embedding_model=values.get("embedding_model") or None,
+		embedding_base_url=url,
+		embedding_api_key=key,
 	)
 
 

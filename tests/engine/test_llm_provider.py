@@ -352,7 +352,7 @@ def test_one_settings_type_serves_every_role_and_others_inherit_server_and_key()
 
 
 def test_same_server_named_again_still_gets_the_key():
-	values = {**FORM, "embedding_base_url": FORM["base_url"], "embedding_model": "e"}
+	values = {**FORM, "embedding_base_url": FORM["base_url"] + "/", "embedding_model": "e"}
 	assert ProviderSettings.from_agent_settings(values, "embedding").api_key == KEY
 
 

@@ -95,7 +95,7 @@ class ProviderSettings:
 		values = {k: v for k, v in (data or {}).items() if k in known and v not in (None, "")}
 		if inherit is not None:
 			values.setdefault("base_url", inherit.base_url)
-			if values["base_url"] == inherit.base_url:
+			if values["base_url"].strip().rstrip("/") == inherit.base_url.strip().rstrip("/"):
 				values.setdefault("api_key", inherit.api_key)
 		name = ""
 		try:
