@@ -114,12 +114,12 @@ def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 				return oracle_model(question, session.registry)
 		elif base_url or model:
 			# A candidate model, tried before anyone switches Agent Settings over to it.
-			from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+			from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 
 			if not (base_url and model):
 				raise click.ClickException("--base-url and --model go together")
 			try:
-				provider = OpenAICompatibleProvider(ModelSettings(base_url, api_key=api_key, model=model))
+				provider = OpenAICompatibleProvider(ProviderSettings(base_url, api_key=api_key, model=model))
 			except ValueError as exc:  # the settings' own words: what is wrong with the URL or model
 				raise click.ClickException(str(exc)) from None
 			name = f"{model} at {base_url}"

@@ -16,7 +16,8 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"max_seconds": ("Turn time limit (seconds)", 10, 900, 120),
 	"history_turns": ("History turns sent", 0, 50, 6),
 	"page_size": ("Rows per page", 5, 200, 20),
-	"max_tools": ("Max tools offered", 5, 200, 40),
+	# OpenAI refuses a request with more than 128 tools (schema_rules.MAX_TOOLS).
+	"max_tools": ("Max tools offered", 5, 128, 40),
 	"proposal_ttl_minutes": ("Proposal lifetime (minutes)", 1, 1440, 15),
 	"max_message_chars": ("Message length limit (characters)", 100, 20000, 4000),
 	"rate_limit_per_hour": ("Questions per person per hour", 1, 3600, 60),
@@ -27,6 +28,11 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"cache_seconds": ("Reuse a person's own answer for (seconds)", 0, 86_400, 0),
 	"keep_conversations_days": ("Keep conversations (days)", 0, 36_500, 0),
 	"keep_logs_days": ("Keep interaction log rows (days)", 0, 36_500, 0),
+}
+
+# Settings that take one of a few values: field -> (label, choices, default).
+CHOICES: dict[str, tuple[str, tuple[str, ...], str]] = {
+	"tool_call_format": ("Tool call format", ("native", "text", "auto"), "native"),
 }
 
 RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "good": "Up", "bad": "Down"}
@@ -89,6 +95,7 @@ def settings_problems(values: dict) -> list[str]:
 	"""Everything wrong with an Agent Settings form, each in a sentence the administrator can act on."""
 	problems = [p for f in URL_FIELDS if (p := url_problem(values.get(f.field), f.label))]
 	problems += [p for field in LIMITS if (p := limit_problem(field, values.get(field)))]
+	problems += [p for field in CHOICES if (p := choice_problem(field, values.get(field)))]
 	if (values.get("base_url") or "").strip() and not (values.get("model") or "").strip():
 		problems.append("Reasoning model is empty: name the model to use, e.g. gpt-4o-mini.")
 	for role in ("vision", "embedding"):
@@ -101,6 +108,21 @@ def settings_problems(values: dict) -> list[str]:
 		if value not in (None, "") and float(value) < 0:
 			problems.append(f"{field.replace('_', ' ').capitalize()} cannot be negative.")
 	return problems
+
+
+def choice_problem(field: str, value) -> str | None:
+	"""Why a choice value is not one of its options; None when it is (or is empty, so the default applies)."""
+	label, options, _default = CHOICES[field]
+	if value in (None, "") or value in options:
+		return None
+	return f"{label} must be one of {', '.join(options)} (got {value!r})."
+
+
+def choice(values: dict, field: str) -> str:
+	"""A choice from settings, falling back to its default when empty or not one of the options."""
+	_label, options, default = CHOICES[field]
+	value = values.get(field)
+	return value if value in options else default
 
 
 def limit(values: dict, field: str) -> int:

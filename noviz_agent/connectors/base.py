@@ -5,8 +5,10 @@ names (entities like `sales_invoice`, fields like `date`, `total`) and a small c
 filter language, and returns canonical rows. A connector always acts as one person: it
 never widens what that person may see or do.
 
-Filters are a list of `[field, op, value]` triples (or a dict of `field: value` for
-equality). Operators: `=`, `!=`, `>`, `>=`, `<`, `<=`, `in`, `not in`, `like`,
+Filters are a list of conditions, each an object `{"field", "op", "value"}` (the form tool
+schemas describe to the model) or a `[field, op, value]` triple (the form code writes);
+a dict of `field: value` means equality. `normalise_filters` turns them all into triples,
+the one place the forms meet. Operators: `=`, `!=`, `>`, `>=`, `<`, `<=`, `in`, `not in`, `like`,
 `not like`, `between` (value is `[low, high]`), `is` (value `"set"` or `"not set"`).
 
 Aggregate metrics are `{"fn": "sum"|"count"|"avg"|"min"|"max", "field": name, "as": alias}`;
@@ -25,6 +27,41 @@ AGGREGATE_FUNCTIONS = ("sum", "count", "avg", "min", "max")
 PERMISSION_TYPES = ("read", "create", "write", "submit", "cancel")
 
 Filters = list | dict | None
+
+
+def filters_schema(fields: list[str] | None = None) -> dict:
+	"""JSON schema of the filter language as tools offer it: a list of `{field, op, value}` objects.
+
+	Every array has `items` and every object is closed, so the strictest provider rules hold;
+	`fields` (an entity's field names) becomes the enum of `field`, or any name when None.
+	"""
+	field: dict = {"type": "string", "description": "Field name; child-table fields as items.item"}
+	if fields is not None:
+		field["enum"] = list(fields)
+	condition = {
+		"type": "object",
+		"properties": {
+			"field": field,
+			"op": {"type": "string", "enum": list(OPERATORS)},
+			"value": {
+				"description": 'A list for "in"/"not in", [low, high] for "between", "set" or "not set" for "is"',
+				"anyOf": [
+					{"type": "string"},
+					{"type": "number"},
+					{"type": "boolean"},
+					{"type": "array", "items": {"type": ["string", "number"]}},
+				],
+			},
+		},
+		"required": ["field", "op", "value"],
+		"additionalProperties": False,
+	}
+	return {
+		"type": "array",
+		"description": 'Conditions, all of which must hold, e.g. [{"field": "status", "op": "=", "value": "Unpaid"}, '
+		'{"field": "date", "op": ">=", "value": "2024-01-01"}]. "like" matches part of a value.',
+		"items": condition,
+	}
 
 
 @runtime_checkable
@@ -107,11 +144,17 @@ def normalise_filters(filters: Filters) -> list[list[Any]]:
 	if isinstance(filters, dict):
 		return [[key, "=", value] for key, value in filters.items()]
 	if not isinstance(filters, list):
-		raise ValueError("Filters must be a list of [field, operator, value] or an object of field: value")
+		raise ValueError('Filters must be a list of {"field": ..., "op": ..., "value": ...} conditions')
 	triples = []
 	for item in filters:
+		if isinstance(item, dict):
+			if set(item) - {"field", "op", "value"} or not {"field", "op"} <= set(item):
+				raise ValueError(
+					f'Each filter must be {{"field": ..., "op": ..., "value": ...}}; got {item!r}'
+				)
+			item = [item["field"], item["op"], item.get("value")]
 		if not isinstance(item, (list, tuple)) or len(item) != 3:
-			raise ValueError(f"Each filter must be [field, operator, value]; got {item!r}")
+			raise ValueError(f'Each filter must be {{"field": ..., "op": ..., "value": ...}}; got {item!r}')
 		field, op, value = item
 		op = str(op).lower().strip()
 		if op not in OPERATORS:

@@ -39,6 +39,21 @@ def check_provider(values: dict) -> Check:
 	return Check("provider", "ok", f"answered ({reply.model or values.get('model')}): {text!r}")
 
 
+def check_tool_schemas(values: dict) -> Check:
+	"""Every tool, as it would be sent to the configured provider, against that provider's rules."""
+	from noviz_agent.engine.provider.schemas import check_as_sent, dialect_for
+	from noviz_agent.tools import build_registry
+
+	dialect = dialect_for(values.get("base_url") or "")
+	strict = bool(values.get("strict_tools"))
+	sent, problems = check_as_sent([t.schema() for t in build_registry()], strict=strict, dialect=dialect)
+	if problems:
+		shown = "; ".join(str(p) for p in problems[:3])
+		return Check("tools", "fail", f"{len(problems)} tool schema problems for {dialect}: {shown}")
+	mode = f", {sum(1 for t in sent if t['function'].get('strict'))} strict" if strict else ""
+	return Check("tools", "ok", f"{len(sent)} tools fit the {dialect} function-calling rules{mode}")
+
+
 def check_knowledge(values: dict) -> Check:
 	if not frappe_knowledge.indexed(values):
 		return Check(
@@ -68,6 +83,8 @@ def check_scheduler() -> Check:
 def run(*, call_provider: bool = True) -> list[Check]:
 	values = frappe_session.load_settings(with_secrets=True)
 	checks = check_settings(values)
+	if all(c.status == "ok" for c in checks):
+		checks.append(check_tool_schemas(values))
 	if call_provider and all(c.status == "ok" for c in checks):
 		checks.append(check_provider(values))
 	checks.append(check_knowledge(values))

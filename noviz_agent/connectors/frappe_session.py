@@ -16,7 +16,7 @@ from typing import Any
 import frappe
 
 from noviz_agent import validation
-from noviz_agent.engine.llm import OpenAICompatibleProvider, ProviderSettings, SettingsError
+from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings, SettingsError
 from noviz_agent.engine.session import Limits, Person, Session
 
 SETTINGS = "Agent Settings"
@@ -47,24 +47,17 @@ def load_settings(with_secrets: bool = False) -> dict:
 	return values
 
 
-def provider_settings(values: dict) -> ProviderSettings:
-	"""The engine's provider settings from Agent Settings values (with secrets)."""
-	data = {
-		"reasoning": {
-			"base_url": values.get("base_url"),
-			"api_key": values.get("api_key"),
-			"model": values.get("model"),
+def provider_settings(values: dict, role: str = "reasoning") -> ProviderSettings:
+	"""One model's settings from Agent Settings values (with secrets); limits fall back to their defaults."""
+	return ProviderSettings.from_agent_settings(
+		{
+			**values,
 			"timeout": validation.limit(values, "timeout"),
 			"max_retries": validation.limit(values, "max_retries"),
-		}
-	}
-	for role in ("vision", "embedding"):
-		data[role] = {
-			"base_url": values.get(f"{role}_base_url"),
-			"api_key": values.get(f"{role}_api_key"),
-			"model": values.get(f"{role}_model"),
-		}
-	return ProviderSettings.from_dict(data)
+			"tool_call_format": validation.choice(values, "tool_call_format"),
+		},
+		role,
+	)
 
 
 def make_provider(values: dict):
@@ -82,7 +75,7 @@ def make_provider(values: dict):
 		raise NotConfigured(
 			"The agent's model settings are incomplete. Ask your administrator to check them.", str(exc)
 		) from None
-	return OpenAICompatibleProvider(settings.reasoning)
+	return OpenAICompatibleProvider(settings)
 
 
 def limits_from(values: dict) -> Limits:

@@ -63,7 +63,9 @@ def parse_filters(entity: Entity, filters) -> list[Condition]:
 	try:
 		triples = normalise_filters(filters)
 	except ValueError as exc:
-		raise ToolError(f'{exc}. Filters on {entity.key} look like [["status", "=", "Unpaid"]].') from None
+		raise ToolError(
+			f'{exc}. Filters on {entity.key} look like [{{"field": "status", "op": "=", "value": "Unpaid"}}].'
+		) from None
 	conditions = []
 	for name, op, value in triples:
 		if not isinstance(name, str):

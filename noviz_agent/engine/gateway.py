@@ -135,10 +135,42 @@ def _describe(error: jsonschema.ValidationError) -> str:
 	return f"{where}: {error.message}" if where else error.message
 
 
+def nulls_as_absent(args: Any, schema: dict) -> Any:
+	"""Arguments without the nulls that stand for "not given" (strict mode sends every property).
+
+	A null is dropped where the schema does not itself accept null; objects and arrays of
+	objects are cleaned all the way down, so an update's unchanged fields stay unchanged.
+	"""
+	if isinstance(args, dict) and isinstance(schema.get("properties"), dict):
+		out = {}
+		for key, value in args.items():
+			sub = schema["properties"].get(key, {})
+			if value is None and not _accepts_null(sub):
+				continue
+			out[key] = nulls_as_absent(value, sub)
+		return out
+	if isinstance(args, list) and isinstance(schema.get("items"), dict):
+		return [nulls_as_absent(item, schema["items"]) for item in args]
+	return args
+
+
+def _accepts_null(schema: dict) -> bool:
+	kind = schema.get("type")
+	return (
+		kind == "null"
+		or (isinstance(kind, list) and "null" in kind)
+		or None in (schema.get("enum") or ())
+		or any(_accepts_null(sub) for sub in schema.get("anyOf") or () if isinstance(sub, dict))
+	)
+
+
 def call_tool(session: Session, name: str, args: Any) -> ToolResult:
 	"""Run one tool call as the session's person; writes come back as proposals."""
 	started = time.perf_counter()
 	args = args if args is not None else {}
+	tool = session.registry.get(name)
+	if tool is not None:
+		args = nulls_as_absent(args, tool.parameters)
 	problem = check_call(session, name, args)
 	if problem:
 		kept = args if isinstance(args, dict) and _shape_problem(args) is None else {}

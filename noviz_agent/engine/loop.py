@@ -21,7 +21,8 @@ from noviz_agent.engine.errors import (
 	TurnLimitError,
 )
 from noviz_agent.engine.gateway import ToolResult
-from noviz_agent.engine.llm import Provider, ToolCall, Usage
+from noviz_agent.engine.provider import Provider, ToolCall, Usage
+from noviz_agent.engine.schema_rules import MAX_TOOLS
 from noviz_agent.engine.session import Session
 
 
@@ -49,9 +50,12 @@ def offered_schemas(session: Session) -> list[dict]:
 
 	A stable order keeps the request prefix byte-identical, so provider prompt caches hit.
 	"""
-	order = [n for n in session.context.get("offer_order", ()) if n in session.offered]
-	placed = set(order)
-	order += [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	selected = [n for n in session.context.get("offer_order", ()) if n in session.offered]
+	placed = set(selected)
+	found = [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	# Tools found by tools.search during the turn stay offered; over the provider's cap, the
+	# last of the selection's order make room for them.
+	order = selected[: max(MAX_TOOLS - len(found), 0)] + found[:MAX_TOOLS]
 	return [session.registry[n].schema() for n in order if session.may_use(n)]
 
 
@@ -72,13 +76,14 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 			error=f"{call.name} was not offered for this request. Use tools.search to find and unlock the "
 			"tool you need, then call it.",
 		)
-	verdict = guards.check(call.name, call.arguments, state)
+	tool = session.registry.get(call.name)
+	# Strict mode sends every property, null where not given: guards see what the gateway runs.
+	args = gateway.nulls_as_absent(call.arguments, tool.parameters) if tool else call.arguments
+	verdict = guards.check(call.name, args, state)
 	if verdict is not None:
-		return ToolResult(
-			call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard}
-		)
-	state.record(call.name, call.arguments)
-	result = gateway.call_tool(session, call.name, call.arguments)
+		return ToolResult(call.name, args, "error", error=verdict.message, meta={"guard": verdict.guard})
+	state.record(call.name, args)
+	result = gateway.call_tool(session, call.name, args)
 	if result.status == "ok":
 		guards.note_untrusted(state, f"the result of {call.name}", result.for_model())
 	elif result.status == "proposal" and result.proposal is not None:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from noviz_agent.engine.routing import Route, Router, router_for, spine_names
+from noviz_agent.engine.schema_rules import MAX_TOOLS
 from noviz_agent.engine.similarity import Near, Similarity, similarity_for
 
 log = logging.getLogger(__name__)
@@ -78,7 +79,8 @@ def select(
 	"""
 	registry = session.registry
 	router = router or router_for(registry)
-	cap = cap if cap is not None else session.limits.max_tools
+	# Whatever the settings say, never more than a provider accepts in one request.
+	cap = min(cap if cap is not None else session.limits.max_tools, MAX_TOOLS)
 	view = allowance_view(registry, router, session.allowed)
 	route = router.route(question)
 	if similarity is BUILTIN:

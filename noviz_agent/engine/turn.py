@@ -13,8 +13,8 @@ from datetime import date
 
 from noviz_agent.engine import gateway, history, loop, responses
 from noviz_agent.engine.errors import ProviderError
-from noviz_agent.engine.llm import Provider
 from noviz_agent.engine.prompt import assemble
+from noviz_agent.engine.provider import Provider
 from noviz_agent.engine.selection import ModulePicker, select
 from noviz_agent.engine.session import Session
 

@@ -38,13 +38,13 @@ def _provider(args, stack: ExitStack, registry_holder: dict):
 		from noviz_agent.evaluation.oracle import oracle_model
 
 		return "oracle", lambda question: oracle_model(question, registry_holder["registry"])
-	from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 
 	if args.stub:
 		from noviz_agent.testing.stub_provider import StubProvider
 
 		stub = stack.enter_context(StubProvider())
-		provider = OpenAICompatibleProvider(ModelSettings(stub.base_url, model="stub-model"))
+		provider = OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model"))
 		return "http stub", lambda question: provider
 	base_url = args.base_url or os.environ.get("NOVIZ_BASE_URL")
 	model = args.model or os.environ.get("NOVIZ_MODEL")
@@ -54,7 +54,7 @@ def _provider(args, stack: ExitStack, registry_holder: dict):
 			"or --stub for the local stub, or --oracle to check the labels and the pipeline"
 		)
 	key = args.api_key or os.environ.get("NOVIZ_API_KEY") or os.environ.get("OPENAI_API_KEY") or ""
-	provider = OpenAICompatibleProvider(ModelSettings(base_url, api_key=key, model=model))
+	provider = OpenAICompatibleProvider(ProviderSettings(base_url, api_key=key, model=model))
 	return f"{model} at {base_url}", lambda question: provider
 
 

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from noviz_agent.engine.llm import ModelReply, ToolCall, Usage
+from noviz_agent.engine.provider import ModelReply, ToolCall, Usage
 from noviz_agent.engine.tools import from_wire_name
 
 __all__ = ["ScriptedModel", "Step", "answer", "call", "calls"]

@@ -4,7 +4,12 @@
         stub.push(status=429, retry_after=0)            # one rate-limited answer
         stub.push(delay=2, text="late")                 # slower than the client's timeout
         stub.push(tool_calls=[{"name": "sales_order.list", "arguments": "{bad"}])
-        provider = OpenAICompatibleProvider(ModelSettings(stub.base_url, model="stub-model"))
+        provider = OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model"))
+
+Every chat request is first checked as OpenAI checks it (`engine.schema_rules`, `message_rules`):
+tool schemas, the 128-tool cap and the order of tool messages. A request OpenAI would refuse
+gets HTTP 400 in OpenAI's error shape and takes nothing from the queue, so every test that
+talks to the stub is also a conformance test (`profile="azure"` or `"gemini"` for those rules).
 
 Each chat request takes the next scripted response; with the queue empty, `rules` answers
 (a list tool for questions about records, `<entity>.create` for "create a customer named X",
@@ -26,6 +31,9 @@ import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from noviz_agent.engine.message_rules import check_messages
+from noviz_agent.engine.schema_rules import PROFILES, Problem, check_tools
 
 __all__ = ["StubProvider", "hashed_embedding", "rule_reply"]
 
@@ -50,7 +58,12 @@ class StubProvider:
 		rules: bool = True,
 		embedding_dims: int = 64,
 		verbose: bool = False,
+		profile: str = "openai",
 	):
+		if profile not in PROFILES:
+			raise ValueError(f"StubProvider: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
+		self.profile = profile
+		self.refused: list[dict] = []
 		self.host, self.port = host, port
 		self.rules = rules
 		self.embedding_dims = embedding_dims
@@ -132,6 +145,15 @@ class StubProvider:
 			shown["authorization"] = "<redacted>"
 		with self._lock:
 			self.requests.append({"method": method, "path": path, "headers": shown, "body": body})
+
+	def problems(self, body: dict) -> list[Problem]:
+		"""Why the provider would refuse this chat request (empty when it would accept it)."""
+		problems = check_messages(body.get("messages"))
+		if "tools" in body:
+			problems += check_tools(
+				body["tools"], self.profile, parallel_tool_calls=body.get("parallel_tool_calls")
+			)
+		return problems
 
 	def _next_chat(self, body: dict) -> dict:
 		with self._lock:
@@ -268,6 +290,11 @@ class _Handler(BaseHTTPRequestHandler):
 					}
 				},
 			)
+		problems = self.stub.problems(body)
+		if problems:
+			with self.stub._lock:
+				self.stub.refused.append({"body": body, "problems": problems})
+			return self._json(400, {"error": openai_error(problems[0])})
 		scripted = self.stub._next_chat(body)
 		if scripted.get("delay"):
 			self.stub._stopping.wait(float(scripted["delay"]))
@@ -304,6 +331,25 @@ class _Handler(BaseHTTPRequestHandler):
 			self.wfile.write(data)
 		except (BrokenPipeError, ConnectionResetError):
 			pass  # the client gave up (its timeout was shorter than our delay): that was the point
+
+
+# OpenAI's error codes for the rules (None where it sends none).
+ERROR_CODES = {
+	"tool-count": "array_above_max_length",
+	"function-name": "invalid_value",
+	"description-length": "string_above_max_length",
+	"tools-array": "invalid_type",
+	"tool-type": "invalid_value",
+}
+
+
+def openai_error(problem: Problem) -> dict:
+	"""The body of OpenAI's HTTP 400 for one broken rule."""
+	if problem.rule.startswith(("tool-message", "tool-calls", "message")):
+		code = None
+	else:
+		code = ERROR_CODES.get(problem.rule, "invalid_function_parameters")
+	return {"message": problem.message, "type": "invalid_request_error", "param": problem.where, "code": code}
 
 
 def rule_reply(body: dict) -> dict:
@@ -397,13 +443,21 @@ def main(argv: list[str] | None = None) -> None:
 	parser.add_argument("--script", help="JSON file: a list of responses (see StubProvider.push)")
 	parser.add_argument("--no-rules", action="store_true", help="answer HTTP 500 once the script is used up")
 	parser.add_argument("--quiet", action="store_true")
+	parser.add_argument(
+		"--profile", default="openai", choices=sorted(PROFILES), help="whose request rules to enforce"
+	)
 	args = parser.parse_args(argv)
 	script = []
 	if args.script:
 		with open(args.script, encoding="utf-8") as f:
 			script = json.load(f)
 	stub = StubProvider(
-		script, host=args.host, port=args.port, rules=not args.no_rules, verbose=not args.quiet
+		script,
+		host=args.host,
+		port=args.port,
+		rules=not args.no_rules,
+		verbose=not args.quiet,
+		profile=args.profile,
 	)
 	stub.start()
 	print(

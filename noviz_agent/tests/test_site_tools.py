@@ -196,7 +196,7 @@ class TestAnalytics(SiteToolsCase):
 					{"fn": "count", "as": "invoices"},
 				],
 				"group_by": ["customer"],
-				"filters": [["docstatus", "=", 1]],
+				"filters": [{"field": "docstatus", "op": "=", "value": 1}],
 				"order_by": "revenue desc",
 				"limit": 50,
 			},

@@ -27,7 +27,7 @@ from analytics.dashboard import build as build_dashboard
 from analytics.errors import AnalyticsError
 from analytics.result import jsonable, summary_for_model
 from analytics.runner import run as run_analysis
-from noviz_agent.connectors.base import AGGREGATE_FUNCTIONS
+from noviz_agent.connectors.base import AGGREGATE_FUNCTIONS, filters_schema
 from noviz_agent.engine.errors import NotFound, ToolError
 from noviz_agent.engine.tools import Tool
 
@@ -650,7 +650,7 @@ def aggregate_tool(
 	entity: str,
 	metrics: list[dict],
 	group_by: list[str] | None = None,
-	filters: list | dict | None = None,
+	filters: list[dict] | None = None,
 	order_by: str | None = None,
 	limit: int = 20,
 ) -> dict:
@@ -663,7 +663,7 @@ def aggregate_tool(
 		entity: Canonical entity, e.g. "sales_invoice".
 		metrics: [{"fn": "sum", "field": "total", "as": "revenue"}, {"fn": "count"}]; fn is sum, count, avg, min or max.
 		group_by: Fields to group by, e.g. ["customer"]; child fields as items.item.
-		filters: Conditions, e.g. [["date", ">=", "2025-01-01"], ["docstatus", "=", 1]].
+		filters: Conditions, e.g. [{"field": "date", "op": ">=", "value": "2025-01-01"}].
 		order_by: e.g. "revenue desc".
 		limit: Most groups to return.
 	"""
@@ -820,6 +820,7 @@ def tools() -> list[Tool]:
 	segments = function_tool("analytics.compare_segments", "analytics")(compare_segments_tool)
 	aggregate = function_tool("analytics.aggregate", "analytics", tags=("spine",))(aggregate_tool)
 	aggregate.parameters["properties"]["limit"].update(minimum=1, maximum=AGGREGATE_MAX_ROWS)
+	aggregate.parameters["properties"]["filters"] = filters_schema()
 	chart = function_tool("chart.build", "analytics")(chart_tool)
 	chart.parameters["properties"]["kind"]["enum"] = list(CHART_KINDS)
 	board = function_tool("analytics.dashboard", "analytics")(dashboard_tool)

@@ -11,7 +11,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from noviz_agent.connectors.base import OPERATORS
+from noviz_agent.connectors.base import filters_schema as base_filters_schema
 from noviz_agent.connectors.model import ACTION_PERMISSION, Entity, Field, doc_url, load_model
 from noviz_agent.connectors.translate import to_frappe_values
 from noviz_agent.engine.errors import PermissionDenied, ToolError
@@ -33,24 +33,7 @@ def field_names(ent: Entity) -> list[str]:
 
 
 def filters_schema(ent: Entity) -> dict:
-	names = field_names(ent)
-	return {
-		"description": 'Conditions, all of which must hold: [["status", "=", "Unpaid"], ["date", ">=", "2024-01-01"]] '
-		'or {"customer": "Acme"} for equality. "like" matches part of a value; "between" takes [low, high]; '
-		'"is" takes "set" or "not set". Child-table fields are written items.item.',
-		"anyOf": [
-			{
-				"type": "array",
-				"items": {
-					"type": "array",
-					"prefixItems": [{"enum": names}, {"enum": list(OPERATORS)}, {}],
-					"minItems": 3,
-					"maxItems": 3,
-				},
-			},
-			{"type": "object", "propertyNames": {"enum": names}},
-		],
-	}
+	return base_filters_schema(field_names(ent))
 
 
 def value_schema(field: Field) -> dict:

@@ -296,7 +296,7 @@ def test_aggregate_uses_the_connector_and_bounds_rows():
 			"entity": "sales_invoice",
 			"metrics": [{"fn": "sum", "field": "base_total", "as": "revenue"}],
 			"group_by": ["customer"],
-			"filters": [["docstatus", "=", 1]],
+			"filters": [{"field": "docstatus", "op": "=", "value": 1}],
 		},
 	)
 	assert result.ok, result.error

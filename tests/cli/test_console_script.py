@@ -57,3 +57,26 @@ def test_the_installed_script_runs():
 	)
 	assert done.returncode == 0, done.stderr
 	assert "buying" in json.loads(done.stdout)["modules"]
+
+
+def test_tools_check_passes_every_provider_profile(capsys, monkeypatch):
+	for argv in (["--check", "openai"], ["--check", "azure", "--strict"], ["--check", "gemini"]):
+		code, out = _run(["tools", *argv, "--json"], capsys=capsys, monkeypatch=monkeypatch)
+		report = json.loads(out)
+		assert code == 0 and report["problems"] == [] and report["tools"] >= 300, argv
+	assert report["strict"] == 0
+	code, out = _run(
+		["tools", "--check", "openai", "--strict", "--json"], capsys=capsys, monkeypatch=monkeypatch
+	)
+	assert json.loads(out)["strict"] >= json.loads(out)["tools"] - 10
+
+
+def test_tools_check_fails_with_the_rule_when_a_tool_is_refused(capsys, monkeypatch):
+	from noviz_agent.engine.tools import Registry, Tool
+
+	broken = Tool(
+		"thing.list", "Things.", "selling", {"type": "object", "properties": {"ids": {"type": "array"}}}, None
+	)
+	monkeypatch.setattr("noviz_agent.tools.build_registry", lambda: Registry([broken]))
+	code, out = _run(["tools", "--check", "openai"], capsys=capsys, monkeypatch=monkeypatch)
+	assert code == 1 and "array-items: " in out and out.rstrip().endswith(": 1 problem")

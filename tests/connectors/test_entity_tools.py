@@ -90,12 +90,20 @@ def test_list_returns_one_page_total_link_and_result_id(registry):
 
 def test_list_last_page_and_filters(registry):
 	session = _session(registry, page_size=10)
-	data = call_tool(session, "sales_order.list", {"filters": {"customer": "Globex"}, "page": 2}).data
+	data = call_tool(
+		session,
+		"sales_order.list",
+		{"filters": [{"field": "customer", "op": "=", "value": "Globex"}], "page": 2},
+	).data
 	assert data["total"] == 12 and len(data["rows"]) == 2 and data["page"]["has_more"] is False
 
 
 def test_small_list_keeps_no_result_id(registry):
-	data = call_tool(_session(registry), "sales_order.list", {"filters": [["status", "=", "Draft"]]}).data
+	data = call_tool(
+		_session(registry),
+		"sales_order.list",
+		{"filters": [{"field": "status", "op": "=", "value": "Draft"}]},
+	).data
 	assert data["total"] == 1 and "result_id" not in data
 
 
@@ -103,8 +111,8 @@ def test_small_list_keeps_no_result_id(registry):
 	"args",
 	[
 		{"fields": ["grand_total"]},
-		{"filters": [["total", "~", 3]]},
-		{"filters": [["bogus", "=", 3]]},
+		{"filters": [{"field": "total", "op": "~", "value": 3}]},
+		{"filters": [{"field": "bogus", "op": "=", "value": 3}]},
 		{"order_by": "total; drop table x"},
 		{"page": 0},
 		{"limit": 1000},
@@ -119,7 +127,12 @@ def test_schema_rejects_nonsense_before_the_connector_is_called(registry, args):
 
 def test_count_and_get(registry):
 	session = _session(registry)
-	assert call_tool(session, "sales_order.count", {"filters": [["total", ">", 200]]}).data["count"] == 5
+	assert (
+		call_tool(
+			session, "sales_order.count", {"filters": [{"field": "total", "op": ">", "value": 200}]}
+		).data["count"]
+		== 5
+	)
 	record = call_tool(session, "sales_order.get", {"name": "SO-003"}).data
 	assert record["fields"]["total"] == 30.0 and record["_link"] == "/app/sales-order/SO-003"
 	missing = call_tool(session, "sales_order.get", {"name": "SO-999"})
@@ -188,3 +201,46 @@ def test_write_without_permission_is_refused_at_preview(registry):
 		{"values": {"customer": "A", "delivery_date": "2024-01-01", "items": [{"item": "B", "qty": 1}]}},
 	)
 	assert result.status == "refused" and "permission to create Sales Order" in result.error
+
+
+# -- strict function calling: every property is sent, the optional ones as null --------------------
+
+
+def _strict_args(registry, name: str, given: dict) -> dict:
+	"""Arguments as a strict-mode model sends them: every property present, null where not given."""
+	from noviz_agent.engine.provider.schemas import strict_schema
+
+	def fill(schema: dict, values: dict) -> dict:
+		out = {}
+		for key, sub in schema.get("properties", {}).items():
+			value = values.get(key)
+			if isinstance(value, dict) and "properties" in _branch(sub):
+				value = fill(_branch(sub), value)
+			out[key] = value
+		return out
+
+	return fill(strict_schema(registry[name].parameters), given)
+
+
+def _branch(schema: dict) -> dict:
+	return next((b for b in schema.get("anyOf", []) if "properties" in b), schema)
+
+
+def test_strict_nulls_do_not_fail_the_schema_or_reach_the_connector(registry):
+	session = _session(registry, page_size=10)
+	args = _strict_args(registry, "sales_order.list", {"page": 2})
+	assert args == {"fields": None, "filters": None, "order_by": None, "page": 2}
+	result = call_tool(session, "sales_order.list", args)
+	assert result.ok and result.data["page"]["number"] == 2 and len(result.data["rows"]) == 10
+	assert result.args == {"page": 2}
+
+
+def test_strict_nulls_in_an_update_leave_the_other_fields_unchanged(registry):
+	session = _session(registry)
+	args = _strict_args(registry, "sales_order.update", {"name": "SO-DRAFT", "values": {"po_no": "PO-77"}})
+	assert args["values"]["po_no"] == "PO-77" and args["values"]["customer"] is None
+	result = call_tool(session, "sales_order.update", args)
+	assert result.status == "proposal"
+	assert [f["key"] for f in result.proposal["fields"]] == ["po_no"]
+	done = confirm(session, result.proposal["token"])
+	assert done.ok and done.data["fields"]["customer"] == "Acme"

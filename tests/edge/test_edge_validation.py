@@ -122,3 +122,18 @@ def test_lines_splits_one_per_line_or_by_comma():
 		"HR User",
 	]
 	assert v.lines(None) == [] and v.lines("") == []
+
+
+def test_max_tools_above_what_openai_accepts_is_refused():
+	assert v.limit_problem("max_tools", 128) is None
+	assert "between 5 and 128" in v.limit_problem("max_tools", 200)
+	assert v.limit({"max_tools": 200}, "max_tools") == v.LIMITS["max_tools"][3]
+
+
+def test_tool_call_format_must_be_one_of_its_choices():
+	assert v.choice_problem("tool_call_format", "native") is None
+	assert v.choice_problem("tool_call_format", "") is None
+	assert "native, text, auto" in v.choice_problem("tool_call_format", "xml")
+	assert v.choice({"tool_call_format": "xml"}, "tool_call_format") == "native"
+	assert v.choice({"tool_call_format": "text"}, "tool_call_format") == "text"
+	assert any("Tool call format" in p for p in v.settings_problems({"tool_call_format": "json"}))

@@ -7,7 +7,7 @@ from noviz_agent.engine import guards
 
 def test_repeated_identical_call_is_stopped():
 	state = guards.GuardState()
-	args = {"filters": [["status", "=", "Overdue"]]}
+	args = {"filters": [{"field": "status", "op": "=", "value": "Overdue"}]}
 	assert guards.check("sales_invoice.list", args, state) is None
 	state.record("sales_invoice.list", args)
 	verdict = guards.check("sales_invoice.list", dict(args), state)

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import traceback
 
 import pytest
 
 from noviz_agent.engine.errors import ProviderError
-from noviz_agent.engine.llm import (
+from noviz_agent.engine.provider import (
 	PLACEHOLDER_KEY,
 	ModelReply,
-	ModelSettings,
 	OpenAICompatibleProvider,
 	ProviderSettings,
 	SettingsError,
@@ -49,7 +49,7 @@ def make(stub, sleeps, **overrides):
 	}
 	values.update(overrides)
 	# rng=1.0 makes the jitter deterministic: each delay is the full exponential step.
-	return OpenAICompatibleProvider(ModelSettings(**values), sleep=sleeps.append, rng=lambda: 1.0)
+	return OpenAICompatibleProvider(ProviderSettings(**values), sleep=sleeps.append, rng=lambda: 1.0)
 
 
 # -- faults over HTTP -------------------------------------------------------------------------
@@ -141,7 +141,7 @@ def test_connection_refused_says_check_the_server():
 		url = gone.base_url
 	sleeps = []
 	provider = OpenAICompatibleProvider(
-		ModelSettings(url, model="m", max_retries=1), sleep=sleeps.append, rng=lambda: 0.0
+		ProviderSettings(url, model="m", max_retries=1), sleep=sleeps.append, rng=lambda: 0.0
 	)
 	with pytest.raises(ProviderError, match=r"Could not connect to the model provider at .* \(2 tries\)"):
 		provider.complete(ASK, [])
@@ -212,14 +212,58 @@ def test_deepseek_style_cache_hits_are_read(stub):
 	assert make(stub, []).complete(ASK, TOOLS).usage == Usage(90, 64, 3)
 
 
-def test_text_tool_calls_from_a_local_model_are_recognised(stub):
-	stub.push(
-		text='Let me look.\n<tool_call>{"name": "sales_order__list", "arguments": {"limit": 3}}</tool_call>'
-	)
-	reply = make(stub, []).complete(ASK, TOOLS)
+PRINTED = '<tool_call>{"name": "sales_order__list", "arguments": {"limit": 3}}</tool_call>'
+
+
+def test_text_tool_calls_from_a_local_model_are_recognised_when_configured(stub):
+	stub.push(text="Let me look.\n" + PRINTED)
+	reply = make(stub, [], tool_call_format="text").complete(ASK, TOOLS)
 	assert [(c.name, c.arguments) for c in reply.tool_calls] == [("sales_order.list", {"limit": 3})]
 	assert reply.text == "Let me look."
 	assert reply.finish_reason == "tool_calls"
+
+
+def test_auto_reads_a_printed_call_only_when_the_reply_starts_with_it(stub):
+	stub.push(text=PRINTED)
+	stub.push(text="Let me look.\n" + PRINTED)
+	provider = make(stub, [], tool_call_format="auto")
+	assert [c.name for c in provider.complete(ASK, TOOLS).tool_calls] == ["sales_order.list"]
+	prose = provider.complete(ASK, TOOLS)
+	assert prose.tool_calls == [] and prose.text == "Let me look.\n" + PRINTED
+
+
+def test_native_never_reads_calls_from_text(stub):
+	stub.push(text=PRINTED)
+	reply = make(stub, [], tool_call_format="native").complete(ASK, TOOLS)
+	assert reply.tool_calls == [] and reply.text == PRINTED and reply.finish_reason == "stop"
+
+
+def test_native_calls_win_over_printed_ones_and_the_text_is_kept(stub):
+	stub.push(
+		text="Checking " + PRINTED, tool_calls=[{"name": "sales_order.list", "arguments": {"limit": 1}}]
+	)
+	reply = make(stub, [], tool_call_format="text").complete(ASK, TOOLS)
+	assert [(c.name, c.arguments) for c in reply.tool_calls] == [("sales_order.list", {"limit": 1})]
+	assert reply.text == "Checking " + PRINTED
+
+
+def test_functions_prefix_on_a_native_call_is_dropped(stub):
+	call = {
+		"id": "c1",
+		"type": "function",
+		"function": {"name": "functions.sales_order__list", "arguments": "{}"},
+	}
+	message = {"role": "assistant", "content": None, "tool_calls": [call]}
+	body = {
+		"id": "x",
+		"object": "chat.completion",
+		"created": 0,
+		"model": "m",
+		"choices": [{"index": 0, "message": message, "finish_reason": "tool_calls"}],
+	}
+	stub.push(raw=json.dumps(body))
+	(call,) = make(stub, []).complete(ASK, TOOLS).tool_calls
+	assert call.name == "sales_order.list"
 
 
 def test_reasoning_block_is_not_shown_as_the_answer(stub):
@@ -242,7 +286,7 @@ def test_request_carries_model_tools_and_options(stub):
 def test_empty_api_key_works_with_a_placeholder_not_the_environment_key(stub, monkeypatch):
 	monkeypatch.setenv("OPENAI_API_KEY", "sk-from-environment")
 	stub.push(text="local")
-	provider = OpenAICompatibleProvider(ModelSettings(stub.base_url, model="llama"))
+	provider = OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="llama"))
 	assert provider.complete(ASK, []).text == "local"
 	assert provider.client.api_key == PLACEHOLDER_KEY
 	assert stub.requests[0]["headers"]["authorization"] == "<redacted>"
@@ -255,13 +299,6 @@ def test_reply_to_message_uses_wire_names_and_round_trips():
 	wire = message["tool_calls"][0]
 	back = ToolCall.from_wire(wire["id"], wire["function"]["name"], wire["function"]["arguments"])
 	assert back == reply.tool_calls[0]
-
-
-def test_embeddings_over_http(stub):
-	provider = make(stub, [])
-	vectors = provider.embed(["sales invoice overdue", "overdue sales invoice", "weather"])
-	assert len(vectors) == 3 and all(len(v) == 64 for v in vectors)
-	assert vectors[0] == vectors[1] != vectors[2]
 
 
 def test_usage_adds_up():
@@ -283,58 +320,69 @@ def test_usage_adds_up():
 )
 def test_settings_errors_name_the_field(values, expected):
 	with pytest.raises(SettingsError, match=expected):
-		ModelSettings.from_dict(values)
+		ProviderSettings.from_dict(values)
 
 
 def test_blank_numeric_fields_from_a_form_mean_defaults():
-	settings = ModelSettings.from_dict(
+	settings = ProviderSettings.from_dict(
 		{"base_url": "http://x/v1", "model": "m", "max_tokens": 0, "api_key": None}
 	)
 	assert settings.max_tokens is None and settings.api_key == "" and settings.timeout == 60.0
 
 
-def test_provider_settings_other_models_inherit_server_and_key():
-	settings = ProviderSettings.from_dict(
-		{
-			"reasoning": {
-				"base_url": "https://api.example.com/v1",
-				"api_key": KEY,
-				"model": "big",
-				"timeout": "30",
-			},
-			"vision": {"model": "eyes"},
-			"embedding": {"base_url": "http://localhost:11434/v1", "model": "nomic-embed-text"},
-		}
-	)
-	assert settings.reasoning.timeout == 30.0
-	assert (settings.vision.base_url, settings.vision.api_key, settings.vision.model) == (
-		"https://api.example.com/v1",
-		KEY,
-		"eyes",
-	)
+FORM = {"base_url": "https://api.example.com/v1", "api_key": KEY, "model": "big", "timeout": "30"}
+
+
+def test_one_settings_type_serves_every_role_and_others_inherit_server_and_key():
+	values = {
+		**FORM,
+		"vision_model": "eyes",
+		"embedding_base_url": "http://localhost:11434/v1",
+		"embedding_model": "nomic-embed-text",
+	}
+	reasoning = ProviderSettings.from_agent_settings(values)
+	vision = ProviderSettings.from_agent_settings(values, "vision")
+	embedding = ProviderSettings.from_agent_settings(values, "embedding")
+	assert {type(reasoning), type(vision), type(embedding)} == {ProviderSettings}
+	assert reasoning.timeout == 30.0 and vision.timeout == 30.0
+	assert (vision.base_url, vision.api_key, vision.model) == ("https://api.example.com/v1", KEY, "eyes")
 	# A different server must not receive the reasoning provider's key.
-	assert settings.embedding.api_key == "" and settings.embedding.role == "embedding"
+	assert embedding.api_key == "" and embedding.role == "embedding"
+	assert embedding.base_url == "http://localhost:11434/v1"
 
 
-def test_provider_settings_without_reasoning_model_is_a_clear_error():
-	with pytest.raises(SettingsError, match="reasoning model is not configured"):
-		ProviderSettings.from_dict({"vision": {"model": "x"}})
+def test_same_server_named_again_still_gets_the_key():
+	values = {**FORM, "embedding_base_url": FORM["base_url"] + "/", "embedding_model": "e"}
+	assert ProviderSettings.from_agent_settings(values, "embedding").api_key == KEY
+
+
+def test_settings_without_a_model_for_the_role_are_a_clear_error():
+	with pytest.raises(SettingsError, match="base URL is missing"):
+		ProviderSettings.from_agent_settings({"vision_model": "x"}, "vision")
+	with pytest.raises(SettingsError, match="embedding model is not configured"):
+		ProviderSettings.from_agent_settings(FORM, "embedding")
 	with pytest.raises(SettingsError, match=r"\(vision model\): the base URL must start"):
-		ProviderSettings.from_dict(
-			{
-				"reasoning": {"base_url": "http://a/v1", "model": "m"},
-				"vision": {"base_url": "ftp://x", "model": "v"},
-			}
+		ProviderSettings.from_agent_settings(
+			{**FORM, "vision_base_url": "ftp://x", "vision_model": "v"}, "vision"
 		)
 
 
+def test_tool_call_format_and_strict_come_from_the_form():
+	settings = ProviderSettings.from_agent_settings({**FORM, "tool_call_format": "native", "strict_tools": 1})
+	assert settings.tool_call_format == "native" and settings.strict_tools is True
+	assert ProviderSettings.from_agent_settings(FORM).tool_call_format == "native"
+	with pytest.raises(SettingsError, match="tool call format must be one of native, text, auto"):
+		ProviderSettings.from_agent_settings({**FORM, "tool_call_format": "xml"})
+
+
 def test_key_never_appears_in_repr_or_str():
-	settings = ModelSettings("https://api.example.com/v1", KEY, "m", extra_headers={"api-key": "hdr-secret"})
+	settings = ProviderSettings(
+		"https://api.example.com/v1", KEY, "m", extra_headers={"api-key": "hdr-secret"}
+	)
 	provider = OpenAICompatibleProvider(settings)
 	texts = [
 		repr(settings),
 		str(settings),
-		repr(ProviderSettings(settings, settings)),
 		repr(provider),
 		str(provider),
 	]

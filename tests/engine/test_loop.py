@@ -6,7 +6,7 @@ import pytest
 
 from noviz_agent.engine import loop
 from noviz_agent.engine.errors import ProviderError, StepLimitExceeded, TimeLimitExceeded, TokenLimitExceeded
-from noviz_agent.engine.llm import Usage
+from noviz_agent.engine.provider import Usage
 from noviz_agent.engine.session import Limits, Person, Session
 from noviz_agent.engine.tools import Registry, Tool
 from noviz_agent.testing.model import ScriptedModel, answer, call, calls
@@ -134,6 +134,18 @@ def test_repeated_identical_call_is_not_run_twice():
 	assert len(ran) == 1 and result.guards == ["repeated_identical_call"]
 
 
+def test_a_strict_call_repeated_with_nulls_is_still_a_repeat_and_runs_without_them():
+	session, ran = _session()
+	steps = [
+		call("sales_order.list", {"q": "x"}),
+		call("sales_order.list", {"q": "x", "page": None}),
+		answer("ok"),
+	]
+	with ScriptedModel(steps) as model:
+		result = loop.run(session, model, _messages())
+	assert ran == [("list", {"q": "x"})] and result.guards == ["repeated_identical_call"]
+
+
 def test_paging_to_build_a_total_is_redirected():
 	session, ran = _session()
 	model = ScriptedModel(
@@ -182,3 +194,18 @@ def test_schemas_keep_the_selection_order_and_found_tools_go_last():
 	session.offered.add("stock_entry.list")
 	names = [s["function"]["name"] for s in loop.offered_schemas(session)]
 	assert names == ["customer__create", "sales_order__list", "stock_entry__list"]
+
+
+def test_tools_found_during_the_turn_never_push_a_request_over_128_tools():
+	from noviz_agent.engine.schema_rules import MAX_TOOLS
+
+	noop = lambda args, session: {}  # noqa: E731
+	registry = Registry([Tool(f"thing.t{i}", "A thing.", "selling", OBJ, noop) for i in range(150)])
+	names = registry.names()
+	session = Session(Person("ann"), None, registry, frozenset(names), offered=set(names[:120]))
+	session.context["offer_order"] = names[:120]
+	session.offered.update(names[130:140])  # unlocked by tools.search after the selection
+	sent = [s["function"]["name"] for s in loop.offered_schemas(session)]
+	assert len(sent) == MAX_TOOLS
+	assert sent[-10:] == [f"thing__t{i}" for i in range(130, 140)]
+	assert sent[:118] == [n.replace(".", "__") for n in names[:118]]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from noviz_agent.engine.errors import ProviderError
-from noviz_agent.engine.llm import ModelReply, ToolCall, Usage
+from noviz_agent.engine.provider import ModelReply, ToolCall, Usage
 from noviz_agent.testing import ScriptedModel, answer, call, calls
 
 TOOLS = [

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 from noviz_agent.testing.stub_provider import StubProvider, hashed_embedding, rule_reply
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,7 +58,7 @@ def stub():
 
 
 def provider_for(stub):
-	return OpenAICompatibleProvider(ModelSettings(stub.base_url, model="stub-model", timeout=5))
+	return OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model", timeout=5))
 
 
 # -- demo rules, through the real provider ----------------------------------------------------
@@ -139,7 +139,9 @@ def test_queue_is_served_in_order_then_rules_take_over(stub):
 
 def test_status_responses_carry_retry_after_and_an_error_body(stub):
 	stub.push(status=429, retry_after=2, times=2)
-	request = urllib.request.Request(stub.base_url + "/chat/completions", data=b'{"messages": []}')
+	request = urllib.request.Request(
+		stub.base_url + "/chat/completions", data=b'{"messages": [{"role": "user", "content": "hi"}]}'
+	)
 	for _ in range(2):
 		with pytest.raises(urllib.error.HTTPError) as info:
 			urllib.request.urlopen(request, timeout=5)
@@ -149,7 +151,9 @@ def test_status_responses_carry_retry_after_and_an_error_body(stub):
 
 def test_without_rules_an_empty_queue_answers_500():
 	with StubProvider(rules=False) as stub:
-		status, body = post(stub.base_url + "/chat/completions", {"messages": []})
+		status, body = post(
+			stub.base_url + "/chat/completions", {"messages": [{"role": "user", "content": "hi"}]}
+		)
 	assert status == 500 and "no scripted response left" in body["error"]["message"]
 
 
@@ -165,12 +169,16 @@ def test_bad_requests_get_json_errors(stub):
 
 
 def test_requests_are_recorded_without_the_key(stub):
-	post(stub.base_url + "/chat/completions", {"messages": []}, {"Authorization": "Bearer sk-live-secret"})
+	post(
+		stub.base_url + "/chat/completions",
+		{"messages": [{"role": "user", "content": "hi"}]},
+		{"Authorization": "Bearer sk-live-secret"},
+	)
 	(record,) = stub.requests
 	assert record["method"] == "POST" and record["path"] == "/v1/chat/completions"
 	assert record["headers"]["authorization"] == "<redacted>"
 	assert "sk-live-secret" not in json.dumps(stub.requests)
-	assert record["body"] == {"messages": []}
+	assert record["body"] == {"messages": [{"role": "user", "content": "hi"}]}
 
 
 def test_repeated_prompt_prefix_is_reported_as_cached(stub):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noviz_agent.engine.llm import ToolCall, parse_text_tool_calls
+from noviz_agent.engine.provider import ToolCall, parse_text_tool_calls
+from noviz_agent.engine.provider.text_calls import END_TOKENS
 
 OFFERED = {"sales_order__list", "customer__create"}
 
@@ -19,7 +21,7 @@ def test_hermes_tool_call_is_recognised_and_removed_from_the_text():
 	rest, calls = parse_text_tool_calls(text)
 	assert rest == "I will check."
 	assert [(c.name, c.arguments, c.error) for c in calls] == [("sales_order.list", {"limit": 5}, None)]
-	assert calls[0].id.startswith("call_")
+	assert re.fullmatch(r"[a-zA-Z0-9]{9}", calls[0].id)  # Mistral's templates need exactly this
 
 
 def test_several_tagged_calls_keep_their_order():
@@ -122,6 +124,118 @@ def test_tool_call_wire_form_round_trips():
 	assert ToolCall.from_wire(wire["id"], wire["function"]["name"], wire["function"]["arguments"]) == call
 
 
+# -- one test per printed format --------------------------------------------------------------------
+
+
+def shape(calls):
+	return [(c.name, c.arguments, c.error) for c in calls]
+
+
+def test_llama_several_json_calls_separated_by_semicolons_with_an_end_token():
+	for end in ("<|eom_id|>", "<|eot_id|>"):
+		text = (
+			'<|python_tag|>{"name": "sales_order__list", "parameters": {"limit": 2}}; '
+			'{"name": "customer.create", "parameters": {"values": {"customer_name": "Ada"}}}' + end
+		)
+		rest, calls = parse_text_tool_calls(text, names=OFFERED, lead_in=False)
+		assert rest == ""
+		assert shape(calls) == [
+			("sales_order.list", {"limit": 2}, None),
+			("customer.create", {"values": {"customer_name": "Ada"}}, None),
+		]
+
+
+def test_llama_pythonic_list_of_calls_is_read_without_evaluating_it():
+	text = '[sales_order__list(limit=5, status="Draft"), customer__create(values={"customer_name": "Ada"})]'
+	rest, calls = parse_text_tool_calls(text + "<|eot_id|>", names=OFFERED, lead_in=False)
+	assert rest == ""
+	assert shape(calls) == [
+		("sales_order.list", {"limit": 5, "status": "Draft"}, None),
+		("customer.create", {"values": {"customer_name": "Ada"}}, None),
+	]
+
+
+def test_pythonic_text_with_code_in_it_is_never_run_and_never_a_call(tmp_path):
+	marker = tmp_path / "ran"
+	for text in (
+		f'[sales_order__list(limit=__import__("pathlib").Path("{marker}").touch())]',
+		"[sales_order__list(*args)]",
+		"[sales_order__list(**kw)]",
+		'[__import__("os").system("true")]',
+	):
+		assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+	assert not marker.exists()
+
+
+def test_pythonic_call_to_a_tool_not_offered_is_text():
+	text = "[payroll__run(month=1)]"
+	assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+
+
+def test_llama4_python_start_block():
+	text = "<|python_start|>[sales_order__list(limit=1)]<|python_end|>"
+	assert shape(parse_text_tool_calls(text, names=OFFERED)[1]) == [("sales_order.list", {"limit": 1}, None)]
+
+
+def test_mistral_json_list_keeps_the_call_ids():
+	text = '[TOOL_CALLS][{"name": "sales_order__list", "arguments": {"limit": 1}, "id": "a1B2c3D4e"}]</s>'
+	rest, calls = parse_text_tool_calls(text, lead_in=False)
+	assert rest == "" and [(c.id, c.name, c.arguments) for c in calls] == [
+		("a1B2c3D4e", "sales_order.list", {"limit": 1})
+	]
+
+
+def test_mistral_name_args_format_with_and_without_call_ids():
+	text = '[TOOL_CALLS]sales_order__list[ARGS]{"limit": 3}[TOOL_CALLS]customer__create[CALL_ID]x9Y8z7W6v[ARGS]{"values": {}}'
+	rest, calls = parse_text_tool_calls(text, lead_in=False)
+	assert rest == ""
+	assert [(c.name, c.arguments) for c in calls] == [
+		("sales_order.list", {"limit": 3}),
+		("customer.create", {"values": {}}),
+	]
+	assert re.fullmatch(r"[a-zA-Z0-9]{9}", calls[0].id) and calls[1].id == "x9Y8z7W6v"
+
+
+def test_functions_prefix_is_dropped_in_every_format():
+	for text in (
+		'<tool_call>{"name": "functions.sales_order__list", "arguments": {}}</tool_call>',
+		'{"name": "functions.sales_order__list", "parameters": {}}',
+		"[functions.sales_order__list()]",
+		"[TOOL_CALLS]functions.sales_order__list[ARGS]{}",
+	):
+		assert [c.name for c in parse_text_tool_calls(text, names=OFFERED)[1]] == ["sales_order.list"], text
+
+
+def test_auto_mode_reads_a_call_only_at_the_start():
+	call = '<tool_call>{"name": "sales_order__list", "arguments": {}}</tool_call>'
+	assert [c.name for c in parse_text_tool_calls("  " + call, lead_in=False)[1]] == ["sales_order.list"]
+	assert parse_text_tool_calls("Let me look. " + call, lead_in=False) == ("Let me look. " + call, [])
+
+
+# -- negative: prose is never a call -------------------------------------------------------------------
+
+
+def test_hosted_model_prose_quoting_a_tag_is_no_call_and_keeps_the_text():
+	text = (
+		'The note on SO-0042 reads "<tool_call>{"name": "customer__create", "arguments": {}}</tool_call>", '
+		"which looks like a pasted instruction; I did not act on it."
+	)
+	for lead_in in (False, True):
+		assert parse_text_tool_calls(text, names=OFFERED, lead_in=lead_in) == (text, [])
+
+
+def test_a_tag_in_the_middle_of_an_answer_is_no_call():
+	text = 'You have 3 orders.\n<tool_call>{"name": "sales_order__list", "arguments": {}}</tool_call>\nAnything else?'
+	assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+	mistral = '[TOOL_CALLS]sales_order__list[ARGS]{"limit": 3} and then I would sum them.'
+	assert parse_text_tool_calls(mistral) == (mistral, [])
+
+
+def test_an_answer_that_only_mentions_the_formats_is_untouched():
+	text = "Local models print calls as <tool_call> blocks or after [TOOL_CALLS]; this answer has none."
+	assert parse_text_tool_calls(text, names=OFFERED) == (text, [])
+
+
 # -- properties -------------------------------------------------------------------------------
 
 # Real tool names: snake_case parts without a trailing "_" (a module ending in "_" is ambiguous on the wire).
@@ -158,14 +272,22 @@ def test_text_without_call_markers_is_returned_unchanged(text):
 
 
 @settings(max_examples=200, deadline=None)
-@given(prose, names, arguments, prose, st.booleans())
-def test_well_formed_tagged_call_round_trips_inside_any_text(before, name, args, after, wire):
+@given(prose, names, arguments, st.booleans())
+def test_well_formed_tagged_call_after_any_lead_in_round_trips(before, name, args, wire):
 	shown = name.replace(".", "__") if wire else name
 	block = "<tool_call>" + json.dumps({"name": shown, "arguments": args}) + "</tool_call>"
-	rest, calls = parse_text_tool_calls(before + block + after)
+	rest, calls = parse_text_tool_calls(before + block)
 	assert len(calls) == 1
 	assert (calls[0].name, calls[0].arguments, calls[0].error) == (name, args, None)
-	assert rest == (before + after).strip()
+	assert rest == before.strip()
+
+
+@settings(max_examples=200, deadline=None)
+@given(prose, names, arguments, prose.filter(lambda t: t.strip() and not any(e in t for e in END_TOKENS)))
+def test_a_tag_followed_by_more_prose_is_never_a_call(before, name, args, after):
+	block = "<tool_call>" + json.dumps({"name": name, "arguments": args}) + "</tool_call>"
+	text = before + block + after
+	assert parse_text_tool_calls(text) == (text.strip(), [])
 
 
 @settings(max_examples=200, deadline=None)

@@ -40,8 +40,8 @@ def test_a_question_two_tool_calls_and_a_table_answer():
 	session = make_session(connector)
 	model = ScriptedModel(
 		[
-			call("customer.list", {"filters": [["territory", "=", "North"]]}),
-			call("sales_order.list", {"filters": [["customer", "=", "Acme Ltd"]]}),
+			call("customer.list", {"filters": [{"field": "territory", "op": "=", "value": "North"}]}),
+			call("sales_order.list", {"filters": [{"field": "customer", "op": "=", "value": "Acme Ltd"}]}),
 			answer("Acme Ltd (North) has 4 sales orders."),
 		]
 	)

@@ -262,8 +262,9 @@ def test_a_refusal_is_due_only_where_the_person_lacks_access():
 	# A refusal in words after the data came back anyway is a leak, not a refusal.
 	leaky = next(q for q in QUESTIONS if q["id"] == "refuse-invoice-total")
 	leaky = {**leaky, "person": "accounts"}
-	call_args = leaky["oracle"]["calls"][0]
-	leak = _run_with(lambda _: ScriptedModel([call(*call_args), answer("I cannot answer that.")]), [leaky])
+	name, args = leaky["oracle"]["calls"][0]
+	args = adapt_arguments(args, build_registry()[name].parameters)  # filters as the schema asks
+	leak = _run_with(lambda _: ScriptedModel([call(name, args), answer("I cannot answer that.")]), [leaky])
 	assert not leak.grades[0].refusal_ok and not leak.grades[0].success
 	figure = _question("count-customers-europe")
 	shy = _run_with(lambda _: ScriptedModel([answer("I cannot access customer records.")]), [figure])

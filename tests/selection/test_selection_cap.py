@@ -141,3 +141,16 @@ def test_plan_for_everyone_draws_from_the_full_registry():
 		assert "selling" in plan["modules"]
 	assert plan_many(["open sales orders of customer Acme", "", "stock of item X"])[0] == plan
 	assert len(plan_many(["a", " ", "b"])) == 2
+
+
+def test_max_tools_over_the_provider_cap_still_offers_at_most_128():
+	from noviz_agent.engine.schema_rules import MAX_TOOLS
+	from noviz_agent.engine.session import Person, Session
+
+	registry = build_registry()
+	everything = frozenset(registry.names())
+	session = Session(Person("boss"), None, registry, everything, limits=Limits(max_tools=400))
+	session.offered.update(everything)  # as if tools.search had found every tool earlier in the turn
+	selection = select(session, "sales orders of Acme")
+	assert len(everything) > MAX_TOOLS
+	assert len(selection.tools) == MAX_TOOLS and len(selection.cut) == len(everything) - MAX_TOOLS

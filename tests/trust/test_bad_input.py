@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from noviz_agent import validation
 from noviz_agent.engine import gateway
-from noviz_agent.engine.llm import ToolCall
+from noviz_agent.engine.provider import ToolCall
 from noviz_agent.engine.turn import run_turn
 from noviz_agent.testing.model import ScriptedModel, call
 from tests.support.factories import make_session

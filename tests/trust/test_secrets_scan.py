@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 from noviz_agent.engine.turn import run_turn
 from noviz_agent.testing.stub_provider import StubProvider
 from tests.support.factories import make_session
@@ -46,7 +46,7 @@ def test_no_turn_artefact_contains_the_provider_key(script, caplog):
 	with StubProvider(rules=False) as stub:
 		for step in script:
 			stub.push(**step)
-		settings = ModelSettings(base_url=stub.base_url, api_key=KEY, model="m", timeout=5, max_retries=2)
+		settings = ProviderSettings(base_url=stub.base_url, api_key=KEY, model="m", timeout=5, max_retries=2)
 		provider = OpenAICompatibleProvider(settings, sleep=lambda s: None, rng=lambda: 1.0)
 		outcome = run_turn(_session(), provider, "show customers")
 		sent = json.dumps(stub.requests, default=str)

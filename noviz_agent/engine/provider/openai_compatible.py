@@ -1,0 +1,165 @@
+"""The OpenAI-compatible chat client: one request, bounded retries, the reply as a ModelReply.
+
+Base URL, model and key are settings, never code, so the same path serves OpenAI, Azure
+OpenAI, Gemini's OpenAI-compatible endpoint or a local server (vLLM, Ollama, llama.cpp).
+Tools go out in the form the server takes (strict, or Gemini's schema subset); calls come
+back as structured `tool_calls`, and printed ones are read only as `tool_call_format` says.
+Faults end in `ProviderFailure` with a message that says what to check; the API key never
+appears in a repr or a message.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import time
+from collections.abc import Callable
+from typing import Any
+
+import openai
+
+from noviz_agent.engine.errors import ProviderError
+from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
+from noviz_agent.engine.provider.retry import Fault, GaveUp, RetryPolicy
+from noviz_agent.engine.provider.schemas import dialect_for, for_provider
+from noviz_agent.engine.provider.settings import ProviderSettings
+from noviz_agent.engine.provider.text_calls import clean_name, parse_text_tool_calls
+
+__all__ = ["PLACEHOLDER_KEY", "OpenAICompatibleProvider", "ProviderFailure"]
+
+# Local servers ignore the key, but the SDK refuses an empty one and would otherwise fall back
+# to OPENAI_API_KEY from the environment, sending a real key to whatever server is configured.
+PLACEHOLDER_KEY = "no-key"
+THINK_BLOCK = re.compile(r"^\s*<think>.*?</think>\s*", re.DOTALL)
+
+
+class ProviderFailure(ProviderError):
+	"""A `ProviderError` with what failed: `kind`, HTTP `status` when there was one, and `attempts`."""
+
+	def __init__(self, message: str, *, kind: str, attempts: int, status: int | None = None):
+		super().__init__(message)
+		self.kind = kind
+		self.attempts = attempts
+		self.status = status
+
+
+class OpenAICompatibleProvider:
+	"""Chat completions over the `openai` SDK, with our own retry policy (the SDK's retries are off)."""
+
+	def __init__(
+		self,
+		settings: ProviderSettings,
+		*,
+		sleep: Callable[[float], None] = time.sleep,
+		rng: Callable[[], float] = random.random,
+		client: Any = None,
+	):
+		self.settings = settings
+		self.dialect = dialect_for(settings.base_url)
+		self.retry = RetryPolicy(settings.max_retries, sleep=sleep, rng=rng, where=settings.base_url)
+		self.client = client or openai.OpenAI(
+			base_url=settings.base_url,
+			api_key=settings.api_key or PLACEHOLDER_KEY,
+			timeout=settings.timeout,
+			max_retries=0,
+			default_headers=dict(settings.extra_headers) or None,
+		)
+
+	def __repr__(self) -> str:
+		return f"OpenAICompatibleProvider(base_url={self.settings.base_url!r}, model={self.settings.model!r})"
+
+	def request(self, messages: list[dict], tools: list[dict]) -> dict[str, Any]:
+		"""The chat completion request body (without the timeout) for these messages and tools."""
+		s = self.settings
+		request: dict[str, Any] = {"model": s.model, "messages": messages}
+		if tools:
+			sent = for_provider(tools, strict=s.strict_tools, dialect=self.dialect)
+			request["tools"] = sent
+			if self.dialect == "azure" and any(t["function"].get("strict") for t in sent):
+				# Azure refuses strict tools with parallel calls; OpenAI's reasoning models refuse
+				# the parameter itself, so it is sent only where it is required.
+				request["parallel_tool_calls"] = False
+		if s.temperature is not None:
+			request["temperature"] = s.temperature
+		if s.max_tokens is not None:
+			request["max_tokens"] = s.max_tokens
+		if s.extra_body:
+			request["extra_body"] = s.extra_body
+		return request
+
+	def complete(
+		self, messages: list[dict], tools: list[dict], *, timeout: float | None = None
+	) -> ModelReply:
+		request = self.request(messages, tools)
+		seconds = timeout or self.settings.timeout
+		started = time.monotonic()
+		try:
+			response, attempts = self.retry.run(
+				lambda: self.client.chat.completions.create(**request, timeout=seconds)
+			)
+		except GaveUp as exc:
+			raise self._failure(exc.fault, exc.attempts, seconds) from None
+		reply = self._reply(response, tools, attempts)
+		reply.latency_ms = round((time.monotonic() - started) * 1000, 1)
+		return reply
+
+	def _reply(self, response: Any, tools: list[dict], attempts: int) -> ModelReply:
+		try:
+			choice = response.choices[0]
+			message = choice.message
+			text = THINK_BLOCK.sub("", message.content or "")
+			calls = [
+				_native_call(c.id, c.function.name, c.function.arguments) for c in message.tool_calls or []
+			]
+			usage = _usage(response.usage)
+			model = response.model or self.settings.model
+			finish = choice.finish_reason
+		except (AttributeError, IndexError, TypeError, ValueError):
+			fault = Fault("bad_response", False, detail="it has no choices[0].message")
+			raise self._failure(fault, attempts, self.settings.timeout) from None
+		fmt = self.settings.tool_call_format
+		if not calls and text and fmt != "native":
+			offered = {t.get("function", {}).get("name", "") for t in tools}
+			text, calls = parse_text_tool_calls(text, names=offered, lead_in=fmt == "text")
+			if calls:
+				finish = "tool_calls"
+		return ModelReply(text.strip(), calls, usage, model, finish, attempts=attempts)
+
+	def _failure(self, fault: Fault, attempts: int, timeout: float) -> ProviderFailure:
+		url = self.settings.base_url
+		tries = f"{attempts} {'try' if attempts == 1 else 'tries'}"
+		detail = f": {fault.detail}" if fault.detail else ""
+		messages = {
+			"timeout": f"The model provider at {url} timed out after {timeout:g} s ({tries}). Check that the server is running or raise the timeout in Agent Settings.",
+			"connection": f"Could not connect to the model provider at {url} ({tries}){detail}. Check that the server is running and that the base URL in Agent Settings is right.",
+			"rate_limit": f"The model provider at {url} is limiting requests (HTTP 429, {tries}){detail}. Wait a moment and try again, or check the plan's rate limits.",
+			"server": f"The model provider at {url} failed with HTTP {fault.status} ({tries}){detail}. Check the server's logs, then try again.",
+			"auth": f"The model provider at {url} refused the API key (HTTP {fault.status}). Check the API key in Agent Settings.",
+			"not_found": f"The model provider at {url} does not know the model {self.settings.model!r} (HTTP 404){detail}. Check the model name and base URL in Agent Settings.",
+			"rejected": f"The model provider at {url} rejected the request (HTTP {fault.status}){detail}.",
+			"bad_response": f"The model provider at {url} sent a reply that is not an OpenAI-compatible response ({fault.detail}). Check that the base URL points to an OpenAI-compatible API (it usually ends in /v1).",
+		}
+		return ProviderFailure(
+			self._redact(messages[fault.kind]), kind=fault.kind, attempts=attempts, status=fault.status
+		)
+
+	def _redact(self, text: str) -> str:
+		key = self.settings.api_key
+		return text.replace(key, "***") if key else text
+
+
+def _native_call(call_id: str | None, name: str, arguments: Any) -> ToolCall:
+	call = ToolCall.from_wire(call_id, name or "", arguments)
+	call.name = clean_name(name or "")  # some servers echo OpenAI's internal "functions." prefix
+	return call
+
+
+def _usage(raw: Any) -> Usage:
+	if raw is None:
+		return Usage()
+	details = getattr(raw, "prompt_tokens_details", None)
+	cached = getattr(details, "cached_tokens", None) if details is not None else None
+	if cached is None:
+		# DeepSeek-style servers report cache hits under their own name.
+		cached = (getattr(raw, "model_extra", None) or {}).get("prompt_cache_hit_tokens")
+	return Usage(int(raw.prompt_tokens or 0), int(cached or 0), int(raw.completion_tokens or 0))
