@@ -365,3 +365,25 @@ def boot_session(bootinfo) -> None:
 		# Before migrate creates Agent Settings, the desk must still boot.
 		return
 	bootinfo.noviz_agent = {"max_message_chars": validation.limit(values, "max_message_chars")}
+
+
+@frappe.whitelist(methods=["POST"])
+def upload_document(conversation: str | None = None) -> dict:
+	"""A document uploaded in the chat (multipart field `file`): stored privately, read, and proposed as a draft."""
+	from noviz_agent.connectors import frappe_files
+	from noviz_agent.intake.files import IntakeError
+
+	user = _person()
+	doc = _own_conversation(conversation, user) if conversation else None
+	upload = frappe.request.files.get("file") if frappe.request and frappe.request.files else None
+	if upload is None:
+		frappe.throw(_("Choose a file to upload."), frappe.ValidationError, title=_("Check your input"))
+	values = frappe_session.load_settings()
+	try:
+		file = frappe_files.save_upload(upload.stream.read(), upload.filename, doc.name if doc else None, values)
+	except IntakeError as exc:
+		frappe.throw(str(exc), frappe.ValidationError, title=_("This file cannot be read"))
+	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
+	result = gateway.call_tool(session, "documents.intake", {"file": file})
+	text = result.error or _("Here is the draft read from {0}. Check it, then Confirm or Cancel.").format(upload.filename)
+	return {"file": file, "conversation": doc.name if doc else None, "response": responses.build(text, [result])}
