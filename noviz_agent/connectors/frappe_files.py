@@ -171,3 +171,80 @@ class FrappeIntake:
 			"_link": f"/app/{frappe.scrub(doc.doctype).replace('_', '-')}/{doc.name}",
 			"new_records": created,
 		}
+
+
+# Files above this size are read on the long queue when a worker serves it (scans of many pages).
+BACKGROUND_BYTES = 3 * 1024 * 1024
+INTAKE_EVENT = "noviz_agent_intake"
+
+
+def run_intake(values: dict, file: str, filename: str, conversation: str | None, turn: str | None):
+	"""`documents.intake` through the gateway as the signed-in person: (response, log, history entry)."""
+	from noviz_agent.engine import gateway, loop, responses
+
+	session = frappe_session.build_session(values, turn=turn, conversation=conversation)
+	result = gateway.call_tool(session, "documents.intake", {"file": file})
+	if result.status == "proposal":
+		text = _("Here is the draft read from {0} (file {1}). Check it, then Confirm or Cancel.").format(
+			filename, file
+		)
+		response = responses.build(text, [result])
+	elif result.status == "refused":
+		response = {**responses.empty_response(), "type": "refusal", "refusal": {"message": result.error}}
+	else:
+		response = responses.error_response(result.error or _("The document could not be read."))
+	log = {
+		"request": f"[upload {filename}]",
+		"response_type": response["type"],
+		"tools_called": loop.tool_calls_for_log([result]),
+		"error": None if result.status == "proposal" else result.error,
+	}
+	# The file's ID stays in the history, so a later message can ask for a change to this draft.
+	entry = {
+		"question": f"[uploaded {filename} as file {file}]",
+		"answer": response.get("text") or result.error or "",
+		"tool_calls": log["tools_called"],
+	}
+	return response, log, entry
+
+
+def attach_to_conversation(file: str, conversation: str) -> None:
+	"""An upload made before its conversation existed is attached to it once it does."""
+	if not frappe.db.get_value("File", file, "attached_to_name"):
+		frappe.db.set_value(
+			"File",
+			file,
+			{"attached_to_doctype": CONVERSATION, "attached_to_name": conversation},
+			update_modified=False,
+		)
+
+
+def runs_in_background(size: int) -> bool:
+	return size > BACKGROUND_BYTES and frappe_session.long_queue_served()
+
+
+def enqueue_intake(user: str, file: str, conversation: str | None, turn: str) -> None:
+	frappe.enqueue(
+		"noviz_agent.connectors.frappe_files.intake_job",
+		queue="long",
+		user=user,
+		file=file,
+		conversation=conversation,
+		turn=turn,
+		job_id=f"noviz_agent:intake:{file}",
+		deduplicate=True,
+		enqueue_after_commit=True,
+	)
+
+
+def intake_job(user: str, file: str, conversation: str | None, turn: str) -> None:
+	"""The background reading of a large upload, as its owner; the answer goes to them only."""
+	frappe.set_user(user)
+	values = frappe_session.load_settings()
+	filename = frappe.db.get_value("File", file, "file_name")
+	response, _log, _entry = run_intake(values, file, filename, conversation, turn)
+	frappe.publish_realtime(
+		INTAKE_EVENT,
+		{"turn": turn, "conversation": conversation, "file": file, "response": response},
+		user=user,
+	)

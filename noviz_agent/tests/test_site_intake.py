@@ -8,6 +8,7 @@ Needs the seeded suppliers and items (benchmarks/bench_seed.py); everything is r
 from __future__ import annotations
 
 import datetime as dt
+import io
 
 import frappe
 
@@ -108,4 +109,66 @@ class TestIntake(PeopleTestCase):
 		for content, name in ((b"", "empty.pdf"), (b"PK\x03\x04zip", "archive.pdf")):
 			with self.assertRaises(IntakeError):
 				frappe_files.save_upload(content, name, None, values)
+		self.assertEqual(frappe.db.count("File"), before)
+
+
+class TestUploadEndpoint(PeopleTestCase):
+	"""The whitelisted endpoint with a real multipart request, as the chat sends it."""
+
+	def request_with(self, content: bytes, filename: str):
+		from werkzeug.test import EnvironBuilder
+		from werkzeug.wrappers import Request
+
+		builder = EnvironBuilder(method="POST", data={"file": (io.BytesIO(content), filename)})
+		frappe.local.request = Request(builder.get_environ())
+
+	def tearDown(self):
+		frappe.local.request = None
+		super().tearDown()
+		# The settings doc is cached in Redis, which the rollback does not touch.
+		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+
+	def test_upload_stores_a_private_file_in_a_new_conversation_and_answers_with_the_proposal(self):
+		from noviz_agent import api
+
+		self.assertTrue(frappe.db.exists("Supplier", SUPPLIER), "the site needs bench_seed's suppliers")
+		item = frappe.get_all(
+			"Item", filters={"item_code": ["like", "SEED-%"]}, fields=["item_name"], limit=1
+		)[0]
+		spec = InvoiceSpec(
+			party_name=SUPPLIER,
+			number="NOVIZ-UP-" + frappe.generate_hash(length=6),
+			lines=[Line(item.item_name, 1, 99.0)],
+			date=dt.date.today(),
+			due_date=None,
+		)
+		frappe.set_user(ACCOUNTS)
+		frappe.db.set_single_value("Agent Settings", "enable_writes", 1)
+		self.request_with(render_pdf(spec), "upload.pdf")
+		reply = api.upload_document()
+		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
+		self.assertEqual(reply["response"]["proposal"]["draft"]["values"]["bill_no"], spec.number)
+		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
+		self.assertEqual(conversation.person, ACCOUNTS)
+		self.assertIn(reply["file"], conversation.turns[-1].history_entry)
+		file = frappe.db.get_value(
+			"File",
+			reply["file"],
+			["is_private", "owner", "attached_to_doctype", "attached_to_name"],
+			as_dict=True,
+		)
+		self.assertEqual(
+			(file.is_private, file.owner, file.attached_to_doctype, file.attached_to_name),
+			(1, ACCOUNTS, "Agent Conversation", conversation.name),
+		)
+
+	def test_upload_of_an_unsupported_file_is_refused_in_words(self):
+		from noviz_agent import api
+
+		frappe.set_user(ACCOUNTS)
+		before = frappe.db.count("File")
+		self.request_with(b"just some text", "notes.txt")
+		with self.assertRaises(frappe.ValidationError) as caught:
+			api.upload_document()
+		self.assertIn("not a file type that can be read", str(caught.exception))
 		self.assertEqual(frappe.db.count("File"), before)
