@@ -37,9 +37,6 @@ def save_upload(content: bytes, filename: str, conversation: str | None, values:
 			"attached_to_name": conversation,
 		}
 	)
-	doc.flags.ignore_permissions = bool(
-		conversation
-	)  # the conversation is checked as the person's own by the caller
 	doc.insert()
 	return doc.name
 
@@ -55,12 +52,15 @@ class FrappeIntake:
 		return Limits.from_settings(self.values)
 
 	def read_file(self, file: str) -> tuple[str, bytes]:
-		row = frappe.db.get_value("File", file, ["name", "owner", "file_name", "is_private"], as_dict=True)
-		if row is None or row.owner != self.user:
+		"""The person's own upload; someone else's file is refused even where the site would show it."""
+		rows = frappe.get_list(
+			"File", filters={"name": file, "owner": self.user}, fields=["name", "file_name"]
+		)
+		if not rows:
 			raise IntakeError(
 				_("File {0} is not one of your uploads; upload the document in the chat.").format(file)
 			)
-		return row.file_name, frappe.get_doc("File", file).get_content()
+		return rows[0].file_name, frappe.get_doc("File", file).get_content()
 
 	def vision_model(self):
 		if vision_factory is not None:
@@ -209,14 +209,11 @@ def run_intake(values: dict, file: str, filename: str, conversation: str | None,
 
 
 def attach_to_conversation(file: str, conversation: str) -> None:
-	"""An upload made before its conversation existed is attached to it once it does."""
-	if not frappe.db.get_value("File", file, "attached_to_name"):
-		frappe.db.set_value(
-			"File",
-			file,
-			{"attached_to_doctype": CONVERSATION, "attached_to_name": conversation},
-			update_modified=False,
-		)
+	"""An upload made before its conversation existed is attached to it once it does (by its owner)."""
+	doc = frappe.get_doc("File", file)
+	if not doc.attached_to_name:
+		doc.attached_to_doctype, doc.attached_to_name = CONVERSATION, conversation
+		doc.save()
 
 
 def runs_in_background(size: int) -> bool:
@@ -241,7 +238,7 @@ def intake_job(user: str, file: str, conversation: str | None, turn: str) -> Non
 	"""The background reading of a large upload, as its owner; the answer goes to them only."""
 	frappe.set_user(user)
 	values = frappe_session.load_settings()
-	filename = frappe.db.get_value("File", file, "file_name")
+	filename = FrappeIntake(user, values).read_file(file)[0]
 	response, _log, _entry = run_intake(values, file, filename, conversation, turn)
 	frappe.publish_realtime(
 		INTAKE_EVENT,
