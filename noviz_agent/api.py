@@ -14,10 +14,12 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_session
+from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops
 from noviz_agent.engine import gateway, responses
 from noviz_agent.engine.selection import make_model_picker
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
+from noviz_agent.governance import budgets
+from noviz_agent.governance.rate_gate import GatedProvider
 
 CONVERSATION = "Agent Conversation"
 LOG = "Agent Interaction Log"
@@ -105,7 +107,8 @@ def _record(
 			conversation.rules_sent = json.dumps(sorted(rules_sent))
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
-		if conversation.is_new():
+		# A conversation made from a dict has no name yet but is not marked local: test the name.
+		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
@@ -148,14 +151,33 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		# Not logged: a flood of refused requests would bury the real turns.
 		return _reply(records.error_response(limited, kind="refusal"), doc, None, turn)
 
+	cache = frappe_governance.response_cache(values, user)
+	first = doc is None
+	hit = cache.lookup(user, question, first_in_conversation=first) if cache else None
+	if hit is not None:
+		response = {**hit.response, "cached": {"kind": hit.kind, "question": hit.question}}
+		log = {
+			**records.failure_log(None, response_type=response.get("type") or "text"),
+			"cache_hit": hit.kind,
+		}
+		doc, log_doc = _record(user, doc, question, response, log, None, None, values)
+		return _reply(response, doc, log_doc, turn)
+
 	started = time.perf_counter()
 	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
 	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
 	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
+	held = None
+	procedures = None
 	try:
-		provider = frappe_session.make_provider(values)
 		session = frappe_session.build_session(values, turn=turn, conversation=conversation_name)
+		caps, worst = frappe_governance.turn_budget(
+			user, session.person.roles, values, session.limits.max_tokens, records.Rates.from_settings(values)
+		)
+		held = budgets.reserve(frappe_governance.RedisUsage(), caps, worst, frappe.utils.getdate())
+		provider = GatedProvider(frappe_session.make_provider(values), frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
+		procedures = frappe_sops.desk_for(doc, provider)
 		outcome = run_turn(
 			session,
 			provider,
@@ -167,6 +189,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			retriever=_retriever(values),
 			max_chars=max_chars,
 			model_picker=_model_picker(values, provider, session.person.roles),
+			procedures=procedures,
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,
@@ -174,6 +197,9 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			outcome.history_entry,
 			outcome.rules_sent,
 		)
+	except budgets.BudgetExceeded as exc:
+		response = records.error_response(str(exc), kind="refusal")
+		log, entry = records.failure_log(f"budget: {exc}", response_type="refusal"), None
 	except frappe_session.NotConfigured as exc:
 		hint = exc.admin_hint if "System Manager" in frappe.get_roles(user) else None
 		response = records.error_response(str(exc), hint)
@@ -191,10 +217,33 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", latency_ms=latency
 		)
 		entry = None
+	if held is not None:
+		_settle_budget(held, log, values)
 	doc, log_doc = _record(
 		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
 	)
+	# A procedure's step depends on its run: it is never answered from the cache.
+	if cache is not None and entry is not None and not frappe_sops.handled(procedures):
+		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
+		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
+	frappe_sops.remember(procedures, doc)
 	return _reply(response, doc, log_doc, turn)
+
+
+WRITE_SUFFIXES = (".create", ".update", ".submit", ".cancel", ".apply")
+
+
+def _settle_budget(held, log: dict, values: dict) -> None:
+	"""Replace the turn's reservation with what it really spent, and record that spend."""
+	rates = records.Rates.from_settings(values)
+	tokens = int(log.get("prompt_tokens") or 0) + int(log.get("completion_tokens") or 0)
+	cost = records.estimate_cost(
+		log.get("prompt_tokens") or 0, log.get("cached_tokens") or 0, log.get("completion_tokens") or 0, rates
+	)
+	actual = budgets.Spend(tokens, cost)
+	crossed = budgets.settle(frappe_governance.RedisUsage(), held, actual)
+	frappe_governance.record_spend(held, actual)
+	frappe_governance.notify_crossed(crossed)
 
 
 def _model_picker(values: dict, provider, roles):
@@ -221,6 +270,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	values = frappe_session.load_settings()
 	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	outcome = frappe_sops.after_settle(doc, session, token, confirm, outcome, values)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)
 		for row in doc.turns:
@@ -283,10 +333,9 @@ def conversations(limit: int = 50, start: int = 0) -> list[dict]:
 
 @frappe.whitelist(methods=["GET", "POST"])
 def conversation(name: str) -> dict:
-	"""One conversation with its turns; the permission rules decide who may read it."""
-	_person()
-	doc = frappe.get_doc(CONVERSATION, name)
-	doc.check_permission("read")
+	"""One conversation with its turns: for its owner, or an Agent Auditor (whose read is recorded)."""
+	user = _person()
+	doc = frappe_governance.readable_conversation(name, user)
 	return {
 		"name": doc.name,
 		"title": doc.title,

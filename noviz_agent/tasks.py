@@ -49,3 +49,10 @@ def run_analysis(user: str, key: str, params: dict | None = None, turn: str | No
 def _publish(user: str, payload: dict) -> dict:
 	frappe.publish_realtime(ANALYSIS_EVENT, payload, user=user)
 	return payload
+
+
+def apply_retention() -> dict:
+	"""The nightly clean-up of the agent's own old records (see connectors/frappe_governance.py)."""
+	from noviz_agent.connectors.frappe_governance import apply_retention as run
+
+	return run()

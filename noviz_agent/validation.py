@@ -23,6 +23,10 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"timeout": ("Provider timeout (seconds)", 5, 600, 60),
 	"max_retries": ("Provider retries", 0, 10, 2),
 	"slow_turn_ms": ("Slow turn threshold (ms)", 1000, 900000, 20000),
+	"tokens_per_minute": ("Tokens per minute to the provider", 0, 100_000_000, 0),
+	"cache_seconds": ("Reuse a person's own answer for (seconds)", 0, 86_400, 0),
+	"keep_conversations_days": ("Keep conversations (days)", 0, 36_500, 0),
+	"keep_logs_days": ("Keep interaction log rows (days)", 0, 36_500, 0),
 }
 
 RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "good": "Up", "bad": "Down"}

@@ -6,6 +6,7 @@ hands the engine plain objects; the engine never sees frappe.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -96,6 +97,14 @@ def limits_from(values: dict) -> Limits:
 		max_tools=validation.limit(values, "max_tools"),
 		proposal_ttl_seconds=validation.limit(values, "proposal_ttl_minutes") * 60,
 	)
+
+
+def bounded_by_policy(limits: Limits, person: Person) -> Limits:
+	"""The turn's limits with the role policy's row bound applied (it only ever lowers them)."""
+	from noviz_agent.connectors.frappe_allowance import site_policy
+
+	bound = site_policy().max_rows(person.roles)
+	return dataclasses.replace(limits, page_size=min(limits.page_size, bound)) if bound else limits
 
 
 def site_secret() -> bytes:
@@ -228,7 +237,7 @@ def build_session(
 		connector=connector,
 		registry=registry,
 		allowed=allowance(person, connector, registry),
-		limits=limits_from(values),
+		limits=bounded_by_policy(limits_from(values), person),
 		secret=site_secret(),
 		proposals=RedisStore("proposal"),
 		# Results are per person: a result id from someone else's turn finds nothing.

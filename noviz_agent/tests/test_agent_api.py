@@ -244,7 +244,9 @@ class TestProposals(AgentTestCase):
 	def test_another_person_cannot_confirm(self):
 		reply = self.propose("Noviz Test Customer C")
 		frappe.set_user(ACCOUNTS)
-		refused = api.confirm(reply["response"]["proposal"]["token"], conversation=reply["conversation"])
+		with self.assertRaises(frappe.PermissionError):
+			api.confirm(reply["response"]["proposal"]["token"], conversation=reply["conversation"])
+		refused = api.confirm(reply["response"]["proposal"]["token"])
 		self.assertEqual(refused["response"]["type"], "refusal")
 		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer C"}))
 
