@@ -35,7 +35,10 @@ SUPPLIERS = [
 	{"name": "Northwind Office Ltd", "title": "Northwind Office Ltd", "tax_id": "GB123456789"},
 	{"name": "Alpine Steelworks AG", "title": "Alpine Steelworks AG", "tax_id": "CHE-123.456.789"},
 ]
-CUSTOMERS = [{"name": f"Seed Customer {i:02d}", "title": f"Seed Customer {i:02d}", "tax_id": None} for i in range(1, 21)]
+CUSTOMERS = [
+	{"name": f"Seed Customer {i:02d}", "title": f"Seed Customer {i:02d}", "tax_id": None}
+	for i in range(1, 21)
+]
 ITEM_NAMES = (
 	("Office Chair", 180), ("Standing Desk", 640), ("Monitor Arm", 95), ("Filing Cabinet", 260),
 	("Conference Table", 1450), ("LED Desk Lamp", 48), ("Whiteboard", 120), ("Ergonomic Keyboard", 85),
@@ -43,7 +46,10 @@ ITEM_NAMES = (
 	("Steel Frame", 55), ("Oak Panel", 70), ("Gas Lift Cylinder", 22), ("Fabric Roll", 40),
 	("Installation Service", 300), ("Maintenance Visit", 150), ("Office Design Consult", 900), ("Delivery Service", 60),
 )  # fmt: skip
-ITEMS = [{"item_code": f"SEED-{i + 1:02d}", "item_name": n, "supplier_parts": []} for i, (n, _) in enumerate(ITEM_NAMES)]
+ITEMS = [
+	{"item_code": f"SEED-{i + 1:02d}", "item_name": n, "supplier_parts": []}
+	for i, (n, _) in enumerate(ITEM_NAMES)
+]
 UNKNOWN_PARTIES = ["Globex Industrial Supply", "Quantum Tea Traders"]
 UNKNOWN_ITEMS = ["Espresso Machine", "Aquarium Pump", "Velvet Curtain"]
 
@@ -70,7 +76,9 @@ class Backend:
 
 def printed_party(rng: random.Random, record: dict) -> tuple[str, str | None, str]:
 	"""How the document prints the party, its tax id, and the variant's kind."""
-	kind = rng.choice(["exact", "case", "typo", "tax_id"] if record.get("tax_id") else ["exact", "case", "typo"])
+	kind = rng.choice(
+		["exact", "case", "typo", "tax_id"] if record.get("tax_id") else ["exact", "case", "typo"]
+	)
 	name = record["title"]
 	if kind == "case":
 		name = name.upper() + ("" if name.endswith(("Ltd", "GmbH", "AG", "Co")) else " Inc.")
@@ -111,7 +119,11 @@ def make_documents(n: int, seed: int) -> list[tuple[InvoiceSpec, dict]]:
 				desc, rate = printed_item(rng, name), base * rng.uniform(0.9, 1.1)
 				truth_items.append(ITEMS[idx]["item_code"])
 			lines.append(Line(desc, rng.choice([1, 2, 3, 4, 6, 10, 12, 2.5]), round(rate, 2), code))
-		currency = rng.choice(["EUR", "CHF"]) if layout == "european" else ("USD" if layout == "modern" else rng.choice(["USD", "GBP"]))
+		currency = (
+			rng.choice(["EUR", "CHF"])
+			if layout == "european"
+			else ("USD" if layout == "modern" else rng.choice(["USD", "GBP"]))
+		)
 		spec = InvoiceSpec(
 			party_name=party,
 			tax_id=tax_id,
@@ -123,14 +135,26 @@ def make_documents(n: int, seed: int) -> list[tuple[InvoiceSpec, dict]]:
 			# One document in five prints a wrong total.
 			total_error=rng.choice([-10.0, 0.5, 99.99]) if i % 5 == 3 else 0.0,
 		)
-		out.append((spec, {"party": record["name"] if record else None, "party_kind": kind, "items": truth_items}))
+		out.append(
+			(spec, {"party": record["name"] if record else None, "party_kind": kind, "items": truth_items})
+		)
 	return out
 
 
 def compare(expected: dict, got: dict) -> tuple[int, int, list[str]]:
 	right = total = 0
 	misses = []
-	for key in ("document_type", "party_name", "party_tax_id", "document_number", "date", "due_date", "currency", "subtotal", "total"):
+	for key in (
+		"document_type",
+		"party_name",
+		"party_tax_id",
+		"document_number",
+		"date",
+		"due_date",
+		"currency",
+		"subtotal",
+		"total",
+	):
 		total += 1
 		if got.get(key) == expected[key]:
 			right += 1
@@ -199,14 +223,23 @@ def main() -> None:
 	matches = party_right + item_right
 	n_match = len(docs) + item_total
 	two_page = sum(1 for s, _ in docs if len(s.lines) >= 38)
-	print(f"documents: {len(docs)} ({two_page} of two pages; layouts {', '.join(LAYOUTS)}), pages read: {int(pages)}")
-	print(f"field-level extraction accuracy (text layer): {fields_right}/{fields_total} = {fields_right / fields_total:.2%}")
-	print(f"party matching: {party_right}/{len(docs)} = {party_right / len(docs):.2%}  by variant: " + ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(kinds.items())))
+	print(
+		f"documents: {len(docs)} ({two_page} of two pages; layouts {', '.join(LAYOUTS)}), pages read: {int(pages)}"
+	)
+	print(
+		f"field-level extraction accuracy (text layer): {fields_right}/{fields_total} = {fields_right / fields_total:.2%}"
+	)
+	print(
+		f"party matching: {party_right}/{len(docs)} = {party_right / len(docs):.2%}  by variant: "
+		+ ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(kinds.items()))
+	)
 	print(f"item matching: {item_right}/{item_total} = {item_right / item_total:.2%}")
 	print(f"party+item matching: {matches}/{n_match} = {matches / n_match:.2%}")
 	print(f"wrong printed totals: {wrong_printed}, accepted by the checks: {wrong_printed_accepted}")
 	print(f"extracted total differs from the truth yet accepted: {wrong_extracted_accepted}")
-	print(f"reading + checks + matching: {seconds / len(docs) * 1000:.0f} ms per document, {seconds / pages * 1000:.0f} ms per page")
+	print(
+		f"reading + checks + matching: {seconds / len(docs) * 1000:.0f} ms per document, {seconds / pages * 1000:.0f} ms per page"
+	)
 
 
 if __name__ == "__main__":

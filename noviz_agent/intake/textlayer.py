@@ -131,7 +131,10 @@ def _column_kind(text: str) -> str | None:
 def _header(cells: list[str]) -> list[str | None] | None:
 	kinds = [_column_kind(c or "") for c in cells]
 	if "item" in [(c or "").strip().lower() for c in cells] and kinds.count("description") > 1:
-		kinds = ["item_code" if (c or "").strip().lower() == "item" else k for c, k in zip(cells, kinds, strict=False)]
+		kinds = [
+			"item_code" if (c or "").strip().lower() == "item" else k
+			for c, k in zip(cells, kinds, strict=False)
+		]
 	if "description" in kinds and "amount" in kinds and ("quantity" in kinds or "rate" in kinds):
 		return kinds
 	return None

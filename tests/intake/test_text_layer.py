@@ -14,7 +14,10 @@ def spec(layout: str, n: int = 3, **kw) -> InvoiceSpec:
 		("Standing Desk", 640.5, "SEED-02"),
 		("Toner Cartridge", 76.0, None),
 	]
-	lines = [Line(d, q, r, c) for (d, r, c), q in zip(catalogue * n, [2, 1, 12, 3, 5, 1, 7, 2.5, 4] * n, strict=False)][:n]
+	lines = [
+		Line(d, q, r, c)
+		for (d, r, c), q in zip(catalogue * n, [2, 1, 12, 3, 5, 1, 7, 2.5, 4] * n, strict=False)
+	][:n]
 	return InvoiceSpec(
 		party_name="Seed Supplier 01",
 		tax_id="US-11-1111111",
