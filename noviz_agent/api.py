@@ -414,3 +414,43 @@ def boot_session(bootinfo) -> None:
 		# Before migrate creates Agent Settings, the desk must still boot.
 		return
 	bootinfo.noviz_agent = {"max_message_chars": validation.limit(values, "max_message_chars")}
+
+
+@frappe.whitelist(methods=["POST"])
+def upload_document(conversation: str | None = None, turn: str | None = None) -> dict:
+	"""A document uploaded in the chat (multipart field `file`): stored privately, read, proposed as a draft.
+
+	Large files are read on the long queue when a worker serves it; the answer then reaches the
+	person over realtime (`noviz_agent_intake`), with page progress on the usual progress event.
+	"""
+	from noviz_agent.connectors import frappe_files
+	from noviz_agent.intake.files import IntakeError
+
+	user = _person()
+	doc = _own_conversation(conversation, user) if conversation else None
+	upload = frappe.request.files.get("file") if frappe.request and frappe.request.files else None
+	if upload is None:
+		frappe.throw(_("Choose a file to upload."), frappe.ValidationError, title=_("Check your input"))
+	values = frappe_session.load_settings()
+	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
+	content = upload.stream.read()
+	try:
+		file = frappe_files.save_upload(content, upload.filename, doc.name if doc else None, values)
+	except IntakeError as exc:
+		frappe.throw(str(exc), frappe.ValidationError, title=_("This file cannot be read"))
+	turn = turn or frappe.generate_hash(length=12)
+	question = _("Document: {0}").format(upload.filename)
+	if frappe_files.runs_in_background(len(content)):
+		frappe_files.enqueue_intake(user, file, conversation_name if doc else None, turn)
+		text = _("{0} is large; it is being read in the background. The draft appears here when it is ready.")
+		queued = {**responses.empty_response(), "text": text.format(upload.filename)}
+		return _reply(queued, doc, None, turn) | {"file": file, "queued": True}
+	started = time.perf_counter()
+	response, log, entry = frappe_files.run_intake(values, file, upload.filename, conversation_name, turn)
+	log["latency_ms"] = int((time.perf_counter() - started) * 1000)
+	doc, log_doc = _record(
+		user, doc, question, response, log, entry, None, values, new_name=conversation_name
+	)
+	if doc is not None:
+		frappe_files.attach_to_conversation(file, doc.name)
+	return _reply(response, doc, log_doc, turn) | {"file": file}

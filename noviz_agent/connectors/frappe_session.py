@@ -206,6 +206,13 @@ def long_queue_served() -> bool:
 		return False
 
 
+def intake_system(user: str, values: dict):
+	"""Document intake's reads and writes as this person (imported late: the intake edge is its own module)."""
+	from noviz_agent.connectors.frappe_files import FrappeIntake
+
+	return FrappeIntake(user, values)
+
+
 def build_session(
 	values: dict, *, turn: str | None = None, progress: bool = True, conversation: str | None = None
 ) -> Session:
@@ -237,5 +244,6 @@ def build_session(
 		context={
 			"knowledge": opener(values),
 			"enqueue": enqueuer(user, turn) if long_queue_served() else None,
+			"intake": intake_system(user, values),
 		},
 	)

@@ -7,6 +7,7 @@ discovery  tools.search
 analytics  analytics.*, chart.build
 knowledge  knowledge.search
 workflow   workflow.describe, workflow.apply
+documents  documents.intake
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ TOOL_MODULES: list[str] = [
 	"analytics",
 	"knowledge",
 	"workflow",
+	"documents",
 ]
 
 

@@ -89,6 +89,7 @@
 				this.input,
 				el("div", { class: "nz-composer-bar" }, [this.counter, this.send_button]),
 			]);
+			if (ns.upload) ns.upload.attach(this, composer); // documents: picker, camera, drag and drop
 			const main = el("div", { class: "nz-main" }, [this.messages, this.status, composer]);
 			const body = el("div", { class: "nz-body" }, this.options.mode === "page" ? [this.list, main] : [main]);
 			this.container.appendChild(header);

@@ -1,0 +1,174 @@
+"""Document intake on a live site: a generated supplier invoice for a seeded supplier becomes a draft
+Purchase Invoice after Confirm, with the file attached, as a person with Accounts User rights; a person
+without them is refused. Run with
+`bench --site S run-tests --app noviz_agent --module noviz_agent.tests.test_site_intake`.
+Needs the seeded suppliers and items (benchmarks/bench_seed.py); everything is rolled back after.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+
+import frappe
+
+from noviz_agent.connectors import frappe_files, frappe_session
+from noviz_agent.engine import gateway
+from noviz_agent.intake.files import IntakeError
+from noviz_agent.testing.invoices import InvoiceSpec, Line, render_pdf
+from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase
+
+SUPPLIER = "Seed Supplier 01"
+
+
+def session_for(user: str):
+	frappe.set_user(user)
+	values = {**frappe_session.load_settings(), "enable_writes": 1}
+	return values, frappe_session.build_session(values, progress=False)
+
+
+class TestIntake(PeopleTestCase):
+	def setUp(self):
+		super().setUp()
+		self.assertTrue(frappe.db.exists("Supplier", SUPPLIER), "the site needs bench_seed's suppliers")
+		items = frappe.get_all(
+			"Item",
+			filters={"item_code": ["like", "SEED-%"]},
+			fields=["item_code", "item_name"],
+			limit=2,
+			order_by="item_code",
+		)
+		self.assertEqual(len(items), 2, "the site needs bench_seed's items")
+		number = "NOVIZ-TEST-" + frappe.generate_hash(length=6)
+		self.spec = InvoiceSpec(
+			party_name=SUPPLIER,
+			number=number,
+			# Descriptions only, as a supplier prints them: the items are found by name.
+			lines=[Line(items[0].item_name, 2, 150.0), Line(items[1].item_name, 1, 600.0)],
+			date=dt.date.today() - dt.timedelta(days=3),
+			due_date=dt.date.today() + dt.timedelta(days=27),
+		)
+		self.items = [i.item_code for i in items]
+
+	def upload(self, user: str):
+		values, session = session_for(user)
+		file = frappe_files.save_upload(render_pdf(self.spec), "supplier-invoice.pdf", None, values)
+		return session, file
+
+	def test_supplier_invoice_becomes_a_draft_purchase_invoice_with_the_file_attached(self):
+		session, file = self.upload(ACCOUNTS)
+		result = gateway.call_tool(session, "documents.intake", {"file": file})
+		self.assertEqual(result.status, "proposal", result.error)
+		self.assertFalse(
+			frappe.db.exists("Purchase Invoice", {"bill_no": self.spec.number}), "nothing before Confirm"
+		)
+		self.assertEqual(result.proposal["draft"]["values"]["supplier"], SUPPLIER)
+		done = gateway.confirm(session, result.proposal["token"])
+		self.assertEqual(done.status, "ok", done.error)
+		name = done.data["name"]
+		doc = frappe.get_doc("Purchase Invoice", name)
+		self.assertEqual((doc.docstatus, doc.supplier, doc.bill_no), (0, SUPPLIER, self.spec.number))
+		self.assertEqual(doc.owner, ACCOUNTS)
+		self.assertEqual([row.item_code for row in doc.items], self.items)
+		self.assertAlmostEqual(doc.total, self.spec.subtotal)
+		attached = frappe.get_all(
+			"File",
+			filters={"attached_to_doctype": "Purchase Invoice", "attached_to_name": name},
+			fields=["file_name", "is_private"],
+		)
+		self.assertEqual([(f.file_name, f.is_private) for f in attached], [("supplier-invoice.pdf", 1)])
+
+	def test_same_invoice_number_again_is_flagged_as_duplicate(self):
+		session, file = self.upload(ACCOUNTS)
+		first = gateway.call_tool(session, "documents.intake", {"file": file})
+		self.assertEqual(gateway.confirm(session, first.proposal["token"]).status, "ok")
+		session, again = self.upload(ACCOUNTS)
+		second = gateway.call_tool(session, "documents.intake", {"file": again})
+		self.assertEqual(len(second.proposal["duplicates"]), 1)
+		self.assertIn("Likely duplicate", second.proposal["warning"]["message"])
+
+	def test_person_without_accounts_rights_is_refused(self):
+		self.assertFalse(frappe.has_permission("Purchase Invoice", "create", user=SALES))
+		session, file = self.upload(SALES)
+		result = gateway.call_tool(session, "documents.intake", {"file": file})
+		self.assertEqual(result.status, "refused")
+		self.assertIn("Purchase Invoice", result.error)
+		self.assertFalse(frappe.db.exists("Purchase Invoice", {"bill_no": self.spec.number}))
+
+	def test_upload_is_private_and_readable_only_by_its_owner(self):
+		_, file = self.upload(ACCOUNTS)
+		self.assertEqual(frappe.db.get_value("File", file, "is_private"), 1)
+		frappe.set_user(SALES)
+		with self.assertRaises(IntakeError):
+			frappe_files.FrappeIntake(SALES, {}).read_file(file)
+		frappe.set_user(ADMIN)
+
+	def test_unusable_upload_writes_nothing(self):
+		values, _ = session_for(ACCOUNTS)
+		before = frappe.db.count("File")
+		for content, name in ((b"", "empty.pdf"), (b"PK\x03\x04zip", "archive.pdf")):
+			with self.assertRaises(IntakeError):
+				frappe_files.save_upload(content, name, None, values)
+		self.assertEqual(frappe.db.count("File"), before)
+
+
+class TestUploadEndpoint(PeopleTestCase):
+	"""The whitelisted endpoint with a real multipart request, as the chat sends it."""
+
+	def request_with(self, content: bytes, filename: str):
+		from werkzeug.test import EnvironBuilder
+		from werkzeug.wrappers import Request
+
+		builder = EnvironBuilder(method="POST", data={"file": (io.BytesIO(content), filename)})
+		frappe.local.request = Request(builder.get_environ())
+
+	def tearDown(self):
+		frappe.local.request = None
+		super().tearDown()
+		# The settings doc is cached in Redis, which the rollback does not touch.
+		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+
+	def test_upload_stores_a_private_file_in_a_new_conversation_and_answers_with_the_proposal(self):
+		from noviz_agent import api
+
+		self.assertTrue(frappe.db.exists("Supplier", SUPPLIER), "the site needs bench_seed's suppliers")
+		item = frappe.get_all(
+			"Item", filters={"item_code": ["like", "SEED-%"]}, fields=["item_name"], limit=1
+		)[0]
+		spec = InvoiceSpec(
+			party_name=SUPPLIER,
+			number="NOVIZ-UP-" + frappe.generate_hash(length=6),
+			lines=[Line(item.item_name, 1, 99.0)],
+			date=dt.date.today(),
+			due_date=None,
+		)
+		frappe.set_user(ACCOUNTS)
+		frappe.db.set_single_value("Agent Settings", "enable_writes", 1)
+		self.request_with(render_pdf(spec), "upload.pdf")
+		reply = api.upload_document()
+		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
+		self.assertEqual(reply["response"]["proposal"]["draft"]["values"]["bill_no"], spec.number)
+		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
+		self.assertEqual(conversation.person, ACCOUNTS)
+		self.assertIn(reply["file"], conversation.turns[-1].history_entry)
+		file = frappe.db.get_value(
+			"File",
+			reply["file"],
+			["is_private", "owner", "attached_to_doctype", "attached_to_name"],
+			as_dict=True,
+		)
+		self.assertEqual(
+			(file.is_private, file.owner, file.attached_to_doctype, file.attached_to_name),
+			(1, ACCOUNTS, "Agent Conversation", conversation.name),
+		)
+
+	def test_upload_of_an_unsupported_file_is_refused_in_words(self):
+		from noviz_agent import api
+
+		frappe.set_user(ACCOUNTS)
+		before = frappe.db.count("File")
+		self.request_with(b"just some text", "notes.txt")
+		with self.assertRaises(frappe.ValidationError) as caught:
+			api.upload_document()
+		self.assertIn("not a file type that can be read", str(caught.exception))
+		self.assertEqual(frappe.db.count("File"), before)
