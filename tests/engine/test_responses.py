@@ -94,7 +94,9 @@ def test_proposal_wins_over_other_blocks():
 
 def test_cards_from_kpis_and_chart_from_analysis():
 	data = {
-		"kpis": [{"label": "Revenue", "value": 10, "unit": "currency", "change": 0.1, "prior_label": "Sep 2026"}],
+		"kpis": [
+			{"label": "Revenue", "value": 10, "unit": "currency", "change": 0.1, "prior_label": "Sep 2026"}
+		],
 		"chart": {"data": [{"type": "bar", "x": [1], "y": [10]}], "layout": {}},
 	}
 	response = responses.build("", [ok("analytics.build", data)])
