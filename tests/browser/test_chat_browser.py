@@ -413,3 +413,16 @@ def test_a_german_speaking_person_reads_german(page, static_url, artifacts):
 	assert page.query_selector_all(".nz-more")[-1].inner_text() == "Mehr anzeigen"
 	shot(page, proposal, artifacts, "proposal-de")
 	assert page.errors == []
+
+
+def test_a_site_without_turn_state_drops_the_pending_turn_quietly(page):
+	page.evaluate(
+		"sessionStorage.setItem('noviz_agent_pending_turn', JSON.stringify({turn: 'T8', question: 'old'}))"
+	)
+	page.add_init_script(
+		"window.turn_state_answer = Promise.reject(new Error('no such method')); window.turn_state_answer.catch(() => {});"
+	)
+	page.reload()
+	page.wait_for_function("sessionStorage.getItem('noviz_agent_pending_turn') === null")
+	assert page.query_selector(".nz-user") is None and page.query_selector(".nz-agent") is None
+	assert page.query_selector(".nz-send").is_enabled()

@@ -53,7 +53,7 @@
 		},
 		async turn_state(args) {
 			calls.push(["turn_state", args]);
-			return window.turn_state_answer || { status: "running" };
+			return await (window.turn_state_answer || { status: "running" });
 		},
 		async page(args) {
 			calls.push(["page", args]);

@@ -320,12 +320,19 @@
 		async resume() {
 			const turn = pending();
 			if (!turn || !turn.turn || !this.api.turn_state) return;
+			let state = null;
+			try {
+				state = await this.api.turn_state({ turn: turn.turn });
+			} catch (e) {
+				// The site cannot say (no such turn, or no background turns here): nothing to pick up.
+				remember_pending(null);
+				return;
+			}
 			this.conversation = turn.conversation || this.conversation;
 			this.add_question(turn.question || "");
 			this.pending_turn = turn.turn;
 			this.set_busy(true);
 			try {
-				const state = await this.api.turn_state({ turn: turn.turn });
 				this.finish(await this.wait_for_answer(turn.turn, state));
 			} catch (error) {
 				this.add_response({ type: "error", error: { message: message_of(error), hint: t("Try again in a moment.") } });
