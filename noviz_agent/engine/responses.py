@@ -141,6 +141,8 @@ class Proposal:
 	def to_dict(self) -> dict:
 		out = asdict(self)
 		out["fields"] = [f.to_dict() for f in self.fields]
+		if self.warning is None:
+			del out["warning"]  # present only when the turn read instruction-like data
 		return out
 
 

@@ -426,3 +426,13 @@ def test_a_site_without_turn_state_drops_the_pending_turn_quietly(page):
 	page.wait_for_function("sessionStorage.getItem('noviz_agent_pending_turn') === null")
 	assert page.query_selector(".nz-user") is None and page.query_selector(".nz-agent") is None
 	assert page.query_selector(".nz-send").is_enabled()
+
+
+def test_full_page_at_phone_width_keeps_room_for_the_answers(page, artifacts):
+	page.set_viewport_size({"width": 390, "height": 844})
+	page.evaluate("document.querySelector('.nz-input').style.height = '400px'")  # a desk style making it tall
+	node = page.evaluate_handle("window.show('table')").as_element()
+	assert page.query_selector(".nz-messages").bounding_box()["height"] >= 0.4 * 844 - 1
+	assert node.query_selector(".nz-table a").is_visible()
+	assert page.query_selector(".nz-input").bounding_box()["height"] <= 0.3 * 844 + 1
+	page.screenshot(path=str(artifacts / "page-phone.png"))

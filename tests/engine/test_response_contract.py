@@ -49,7 +49,6 @@ PROPOSAL_KEYS = {
 	"editable",
 	"expires",
 	"link",
-	"warning",
 }
 FIELD_KEYS = {"key", "label", "value", "fieldtype", "options", "before", "changed", "required", "editable"}
 
@@ -147,7 +146,7 @@ def test_update_proposal_shows_before_and_after_and_only_changed_fields_marked()
 		"warning": {"message": "Read text that looks like an instruction.", "sources": ["ToDo TD-1"]},
 	}
 	block = responses.proposal_block(ToolResult("customer.update", {}, "proposal", proposal=preview))
-	assert set(block) == PROPOSAL_KEYS and all(set(f) == FIELD_KEYS for f in block["fields"])
+	assert set(block) == PROPOSAL_KEYS | {"warning"} and all(set(f) == FIELD_KEYS for f in block["fields"])
 	territory, group = block["fields"]
 	assert (territory["before"], territory["value"], territory["changed"]) == ("North", "South", True)
 	assert (territory["fieldtype"], territory["options"]) == ("Link", "Territory")
@@ -166,6 +165,8 @@ def test_submit_proposal_is_not_editable():
 	}
 	block = responses.proposal_block(ToolResult("sales_invoice.submit", {}, "proposal", proposal=preview))
 	assert block["editable"] is False and block["fields"][0]["editable"] is False
+	# Without instruction-like reads there is no warning at all, so the chat shows none.
+	assert set(block) == PROPOSAL_KEYS
 
 
 def test_background_analysis_is_published_as_a_built_response():

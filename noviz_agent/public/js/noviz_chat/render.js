@@ -187,6 +187,7 @@
 
 	// "+395% vs Sep 2026": sign, size and the period compared with; never a bare number.
 	function change_text(card) {
+		if (card.change === null || card.change === undefined || card.change === "") return null;
 		const c = Number(card.change);
 		if (!Number.isFinite(c)) return null;
 		const sign = c > 0 ? "+" : c < 0 ? "−" : "±";
@@ -238,7 +239,8 @@
 		const head = el(
 			"tr",
 			{},
-			columns.map((c) => el("th", { text: c.label || c.key, class: is_numeric(c) ? "nz-num" : null, scope: "col" }))
+			// Labels come from the DocType meta in English; the desk translates them like its own forms.
+			columns.map((c) => el("th", { text: t(c.label || c.key), class: is_numeric(c) ? "nz-num" : null, scope: "col" }))
 		);
 		const body = el("tbody", {}, table_rows(table, columns));
 		const caption = table.title ? el("caption", { class: "nz-sr-only", text: table.title }) : null;
@@ -300,7 +302,7 @@
 			const arrow = { up: "▲", down: "▼", flat: "■" }[direction] || "";
 			const body = [
 				el("div", { class: "nz-card-title", text: card.title || "" }),
-				el("div", { class: "nz-card-value", text: value }),
+				el("div", { class: "nz-card-value", text: value, title: value }),
 				change
 					? el("div", { class: `nz-card-change nz-${direction}`, "data-direction": direction }, [
 							el("span", { class: "nz-arrow", "aria-hidden": "true", text: arrow + " " }),
@@ -454,7 +456,7 @@
 		return el("div", { class: "nz-table-scroll nz-child" }, [
 			table.label ? el("div", { class: "nz-muted", text: table.label }) : null,
 			el("table", { class: "nz-table nz-subtable" }, [
-				el("thead", {}, [el("tr", {}, columns.map((c) => el("th", { text: c.label || c.key, scope: "col" })))]),
+				el("thead", {}, [el("tr", {}, columns.map((c) => el("th", { text: t(c.label || c.key), scope: "col" })))]),
 				el(
 					"tbody",
 					{},
@@ -483,9 +485,9 @@
 			} else {
 				cell.appendChild(field_value_node(field, field.value));
 			}
-			const label = el("th", { scope: "row" }, [field.label || field.key]);
+			const label = el("th", { scope: "row" }, [t(field.label || field.key)]);
 			if (field.required) label.appendChild(el("span", { class: "nz-required", title: t("Mandatory"), "aria-label": t("Mandatory"), text: " *" }));
-			if (editing && field.editable) label.firstChild.replaceWith(el("label", { for: cell.firstChild.id, text: field.label || field.key }));
+			if (editing && field.editable) label.firstChild.replaceWith(el("label", { for: cell.firstChild.id, text: t(field.label || field.key) }));
 			body.appendChild(el("tr", { "data-key": field.key, class: update && field.changed ? "nz-changed" : null }, [label, cell]));
 		}
 		return { node: el("table", { class: "nz-table nz-values" }, [body]), inputs };
