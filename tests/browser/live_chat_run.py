@@ -8,7 +8,8 @@ Needs a served site on 127.0.0.1 with noviz_agent installed (assets built) and t
 
 It points Agent Settings at the stub (as Administrator, through the REST API), makes two desk users
 (English and German), asks for a table, a trend (cards and chart), a Pareto chart and a new customer,
-edits the proposal in place and confirms it, then removes the customer and the users again.
+edits the proposal in place and confirms it, then removes the customers and conversations it made
+(the two users stay, for the next run).
 Screenshots land in test-artifacts/live/; the script prints what it checked as JSON.
 """
 
