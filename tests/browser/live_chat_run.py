@@ -26,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from conftest import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 OUT = ROOT / "test-artifacts" / "live"
+FAILURE: dict = {}  # the page of the run in progress, to show what it looked like when a step failed
 PASSWORD = "Noviz-Live-2026"
 USERS = {"en": "noviz.live.en@noviz.test", "de": "noviz.live.de@noviz.test"}
 ROLES = ["Sales Manager", "Sales User", "Accounts User"]
@@ -110,6 +111,8 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 	page.wait_for_selector(".nz-mode-page .nz-input", timeout=60_000)
 	tag = f"{lang}-{'phone' if width <= 420 else 'desktop'}"
 	seen: dict = {"send_label": page.inner_text(".nz-mode-page .nz-send")}
+	FAILURE.clear()
+	FAILURE["page"] = page
 	for kind, question, ready in QUESTIONS:
 		page.fill(
 			".nz-mode-page .nz-input",
@@ -146,6 +149,7 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 	seen["confirmed_text"] = page.query_selector_all(".nz-mode-page .nz-agent")[-1].inner_text()[:200]
 	page.screenshot(path=str(OUT / f"{tag}-page.png"), full_page=False)
 	context.close()
+	FAILURE.clear()
 	return seen
 
 
@@ -173,6 +177,13 @@ def main(argv=None) -> int:
 					report[key] = run_user(browser, args.url, lang, width, height, errors)
 				except Exception as exc:  # one failed run still leaves the others and the clean-up
 					report[key] = {"failed": f"{type(exc).__name__}: {exc}"[:500]}
+					failed_page = FAILURE.pop("page", None)
+					if failed_page is not None:
+						failed_page.screenshot(path=str(OUT / f"{key}-failure.png"), full_page=True)
+						report[key]["last_message"] = failed_page.evaluate(
+							"(() => { const m = document.querySelectorAll('.nz-mode-page .nz-msg'); "
+							"return m.length ? m[m.length - 1].innerText.slice(0, 400) : document.body.innerText.slice(0, 400); })()"
+						)
 		finally:
 			report["removed"] = clean(setup.request, args.url)
 		browser.close()
