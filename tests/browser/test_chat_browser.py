@@ -436,3 +436,12 @@ def test_full_page_at_phone_width_keeps_room_for_the_answers(page, artifacts):
 	assert node.query_selector(".nz-table a").is_visible()
 	assert page.query_selector(".nz-input").bounding_box()["height"] <= 0.3 * 844 + 1
 	page.screenshot(path=str(artifacts / "page-phone.png"))
+
+
+def test_shortened_names_that_would_look_alike_keep_their_ends(page):
+	ticks = page.evaluate(
+		"noviz_chat.render.chart_layout({data: [{type: 'bar', x: ['Seed Customer 01', 'Seed Customer 02', 'Globex'],"
+		" y: [3, 2, 1]}], layout: {}}, false).layout.xaxis.ticktext"
+	)
+	assert ticks == ["Seed Cu…mer 01", "Seed Cu…mer 02", "Globex"]
+	assert all(len(t) <= 14 for t in ticks)

@@ -326,6 +326,18 @@
 		return s.length > limit ? s.slice(0, limit - 1) + "…" : s;
 	}
 
+	// Long names cut at the end; names that would then look alike ("Seed Customer…") keep their ends.
+	function short_names(names, limit) {
+		const cut = names.map((n) => shorten(n, limit));
+		const seen = {};
+		cut.forEach((c) => (seen[c] = (seen[c] || 0) + 1));
+		const tail = Math.floor((limit - 1) / 2);
+		return cut.map((c, i) => {
+			const s = String(names[i]);
+			return seen[c] > 1 && s.length > limit ? s.slice(0, limit - 1 - tail) + "…" + s.slice(-tail) : c;
+		});
+	}
+
 	// A copy of the figure laid out so no text overlaps: legend above the plot (clear of rotated
 	// tick labels), long category names shortened on the axis with the full name on hover.
 	function chart_layout(chart, large) {
@@ -362,7 +374,7 @@
 			layout[axis] = Object.assign(layout[axis], {
 				tickmode: "array",
 				tickvals: categories,
-				ticktext: categories.map((c) => shorten(c, large ? 24 : TICK_CHARS)),
+				ticktext: short_names(categories, large ? 24 : TICK_CHARS),
 				tickangle: horizontal ? 0 : -45,
 				automargin: true,
 			});
