@@ -131,6 +131,9 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 			seen["first_currency_cell"] = node.query_selector(".nz-table td.nz-num").inner_text()
 		if kind == "cards":
 			seen["cards"] = [c.inner_text().replace("\n", " | ") for c in node.query_selector_all(".nz-card")]
+			pdf = page.request.get(url + node.query_selector(".nz-pdf-link").get_attribute("href"))
+			(OUT / f"{tag}-analysis.pdf").write_bytes(pdf.body())
+			seen["pdf"] = {"status": pdf.status, "bytes": len(pdf.body()), "type": pdf.headers.get("content-type")}
 	proposal = page.query_selector_all(".nz-mode-page .nz-proposal")[-1]
 	seen["proposal_labels"] = [th.inner_text() for th in proposal.query_selector_all(".nz-values th")]
 	seen["effect"] = proposal.query_selector(".nz-proposal-effect").inner_text()
