@@ -77,22 +77,23 @@ def prepare(request, url: str, stub: str) -> None:
 		assert made.ok, made.text()
 
 
-def clean(request, url: str) -> list[str]:
+def clean(request, url: str, admin_password: str) -> list[str]:
+	"""Remove what the run made: the customers (as Administrator) and each user's own conversations."""
 	removed = []
 	for name in ("Noviz Live Customer", "Noviz Live Customer Ltd", "Noviz Live Kunde GmbH"):
 		if request.delete(f"{url}/api/resource/Customer/{name}").ok:
 			removed.append(name)
 	for email in USERS.values():
-		convs = (
-			request.get(
-				f"{url}/api/resource/Agent Conversation",
-				params={"filters": json.dumps([["person", "=", email]]), "limit_page_length": 100},
-			)
-			.json()
-			.get("data", [])
+		request.post(f"{url}/api/method/login", data={"usr": email, "pwd": PASSWORD})
+		mine = (
+			request.get(f"{url}/api/method/noviz_agent.api.search_conversations").json().get("message") or []
 		)
-		for conv in convs:
-			request.post(f"{url}/api/method/noviz_agent.api.delete_conversation", data={"name": conv["name"]})
+		for conv in mine:
+			if request.post(
+				f"{url}/api/method/noviz_agent.api.delete_conversation", data={"name": conv["name"]}
+			).ok:
+				removed.append(conv["name"])
+	admin(request, url, admin_password)
 	return removed
 
 
@@ -133,7 +134,11 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 			seen["cards"] = [c.inner_text().replace("\n", " | ") for c in node.query_selector_all(".nz-card")]
 			pdf = page.request.get(url + node.query_selector(".nz-pdf-link").get_attribute("href"))
 			(OUT / f"{tag}-analysis.pdf").write_bytes(pdf.body())
-			seen["pdf"] = {"status": pdf.status, "bytes": len(pdf.body()), "type": pdf.headers.get("content-type")}
+			seen["pdf"] = {
+				"status": pdf.status,
+				"bytes": len(pdf.body()),
+				"type": pdf.headers.get("content-type"),
+			}
 	proposal = page.query_selector_all(".nz-mode-page .nz-proposal")[-1]
 	seen["proposal_labels"] = [th.inner_text() for th in proposal.query_selector_all(".nz-values th")]
 	seen["effect"] = proposal.query_selector(".nz-proposal-effect").inner_text()
@@ -188,7 +193,7 @@ def main(argv=None) -> int:
 							"return m.length ? m[m.length - 1].innerText.slice(0, 400) : document.body.innerText.slice(0, 400); })()"
 						)
 		finally:
-			report["removed"] = clean(setup.request, args.url)
+			report["removed"] = clean(setup.request, args.url, args.admin_password)
 		browser.close()
 	report["page_errors"] = errors
 	print(json.dumps(report, indent=2, ensure_ascii=False))
