@@ -204,9 +204,14 @@ def _table_rows(table: dict | None, fmt, currency) -> tuple[list[str], list[list
 		any(w in h.lower() for w in ("amount", "revenue", "sales", "total", "value", "spend", "outstanding"))
 		for h in header
 	]
+	percent = [any(w in h.lower() for w in ("%", "pct", "share", "rate")) for h in header]
+
+	def unit(i: int) -> str | None:
+		return "%" if percent[i] else "currency" if money[i] else None
+
 	rows = [
 		[
-			fmt(v, "currency" if money[i] and numeric[i] else None, currency)
+			fmt(v, unit(i), currency)
 			if numeric[i] and v is not None
 			else textwrap.shorten(str(v if v is not None else ""), 28)
 			for i, v in enumerate(r)
@@ -224,7 +229,7 @@ def _page(pdf: PdfPages, meta: dict, title: str, panel: dict, number: int, pages
 	heading = title if not panel.get("title") or panel.get("title") == title else f"{title}: {panel['title']}"
 	_header(fig, meta, heading, subtitle)
 	kpis = panel.get("kpis") or []
-	kpi_height = min(0.3, 0.045 * (len(kpis) + 1)) if kpis else 0
+	kpi_height = min(0.3, 0.033 * (len(kpis) + 1)) if kpis else 0
 	if kpis:
 		_grid(
 			fig.add_axes([0.03, 0.8 - kpi_height, 0.44, kpi_height]),

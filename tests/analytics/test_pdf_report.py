@@ -70,3 +70,9 @@ def test_one_page_per_analysis_with_title_and_author():
 	assert document.startswith(b"%PDF")
 	assert re.search(rb"/Count 2\b", document)
 	assert b"(Sales review)" in document and b"(Sales User)" in document
+
+
+def test_percentage_columns_are_printed_as_percentages():
+	table = {"columns": ["month", "change_pct"], "rows": [["2026-10", 395.0]]}
+	_, rows, _ = pdf._table_rows(table, pdf.default_format, "USD")
+	assert rows == [["2026-10", "395.0%"]]
