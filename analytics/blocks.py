@@ -81,7 +81,24 @@ def trend(
 	kpis = []
 	if agg in ADDITIVE:
 		kpis.append(kpi(f"Total {measure}", series.sum(), unit))
-	kpis.append(kpi(f"{label} {shown[-1]}", series[-1], unit, prior=series[-2] if series.size > 1 else None))
+	if partial:
+		# A period still running is never compared with a whole one: it is shown "so far", and the
+		# change is that of the last whole period against the one before.
+		kpis.append(kpi(f"{label} {shown[-1]}", series[-1], unit))
+		if series.size > 2:
+			kpis.append(
+				kpi(f"{label} {labels[-2]}", series[-2], unit, prior=series[-3], prior_label=labels[-3])
+			)
+	else:
+		kpis.append(
+			kpi(
+				f"{label} {labels[-1]}",
+				series[-1],
+				unit,
+				prior=series[-2] if series.size > 1 else None,
+				prior_label=labels[-2] if series.size > 1 else None,
+			)
+		)
 	kpis.append(kpi(f"Average per {noun}", np.nanmean(series) if known.any() else None, unit))
 	if prediction:
 		kpis.append(kpi(f"Forecast {future_labels[0]}", prediction["point"][0], unit))
@@ -246,7 +263,15 @@ def ratio_trend(
 	kpis = [kpi(f"{label} overall", overall, unit)]
 	last = ratios[-1] if known[-1] else None
 	prior = ratios[-2] if ratios.size > 1 and known[-2] else None
-	kpis.append(kpi(f"{label} {labels[-1]}", last, unit, prior=prior))
+	kpis.append(
+		kpi(
+			f"{label} {labels[-1]}",
+			last,
+			unit,
+			prior=prior,
+			prior_label=labels[-2] if prior is not None else None,
+		)
+	)
 	observations = [f"{label} over {len(labels)} {plural(noun)}: {num(overall, unit)}."]
 	watch_outs, recommendations = [], []
 	if known.sum() >= 2:

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from analytics.result import jsonable
 
-PALETTE = ["#2f6fde", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
+# Okabe & Ito's colour-blind-safe palette (yellow last: it is faint on white).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000", "#F0E442"]
 MAX_CATEGORIES = 30
 
 

@@ -22,6 +22,9 @@ def build(results: list[dict], title: str = "Dashboard") -> dict:
 				"kpis": (result.get("kpis") or [])[:4],
 				"observations": (result.get("observations") or [])[:3],
 				"watch_outs": (result.get("watch_outs") or [])[:2],
+				# The figures behind the chart and the period they cover, for the PDF.
+				"table": result.get("table"),
+				"period": _period(result.get("params") or {}),
 			}
 		)
 		kpis += [{**k, "analysis": result.get("key")} for k in (result.get("kpis") or [])[:2]]
@@ -42,3 +45,14 @@ def run_many(keys: list[str], data: object, params: dict | None = None, title: s
 			source = {name: data[name] for name in analysis.needs if name in data}
 		results.append(run(key, source, own))
 	return build(results, title)
+
+
+def _period(params: dict) -> str | None:
+	start, end = params.get("start"), params.get("end")
+	if start and end:
+		return f"{start} – {end}"
+	if start:
+		return f"from {start}"
+	if end:
+		return f"until {end}"
+	return None

@@ -3,6 +3,10 @@
 Plotly's own image export needs a Chrome binary that servers rarely have; matplotlib is a
 plain wheel, so the PDF works wherever the package installs. Only the trace types this
 package produces are drawn (scatter, bar, pie, heatmap); anything else is listed, not drawn.
+
+`meta` (all optional) is what the site knows: `company`, `currency`, `period`, `generated_on`,
+`generated_by`, `letter_head` (its name, as text) or `letter_head_image` (an image array), and
+`format(value, unit, currency) -> str`, the site's own number formatting.
 """
 
 from __future__ import annotations
@@ -98,48 +102,172 @@ def _draw(ax, figure: dict) -> None:
 	ax.tick_params(axis="y", labelsize=7)
 
 
-def _cover(pdf: PdfPages, dashboard: dict) -> None:
-	fig = plt.figure(figsize=PAGE)
-	fig.text(0.08, 0.95, dashboard.get("title", "Dashboard"), fontsize=18, weight="bold")
-	y = 0.9
-	for kpi in dashboard.get("kpis", [])[:24]:
-		value = kpi.get("value")
-		text = value if isinstance(value, str) else num(value, kpi.get("unit"))
-		change = f"  ({kpi['change']:+.1f}%)" if isinstance(kpi.get("change"), int | float) else ""
-		fig.text(0.08, y, textwrap.shorten(f"{kpi.get('label')}: {text}{change}", 95), fontsize=9)
-		y -= 0.022
-	y -= 0.02
-	for panel in dashboard.get("panels", []):
-		if y < 0.08:
-			break
-		fig.text(0.08, y, panel.get("title") or "", fontsize=10, weight="bold")
-		y -= 0.02
-		for sentence in (panel.get("observations") or []) + (panel.get("watch_outs") or []):
-			for line in textwrap.wrap(sentence, 100)[:2]:
-				if y < 0.05:
-					break
-				fig.text(0.1, y, line, fontsize=8)
-				y -= 0.017
-		y -= 0.01
+# --- the report page ---------------------------------------------------------------------
+
+LANDSCAPE = (11.69, 8.27)  # A4 landscape, inches: figures left, chart beside them
+TABLE_ROWS = 14
+TABLE_COLUMNS = 5
+
+
+def default_format(value, unit: str | None = None, currency: str | None = None) -> str:
+	"""A value as the chat shows it when the site gives no formatter: separators, %, the currency code."""
+	if isinstance(value, str):
+		return value
+	if unit == "currency":
+		return f"{currency} {num(value)}".strip() if value is not None else "n/a"
+	if unit in ("count", "people", "documents") and value is not None:
+		return f"{round(value):,}"
+	return num(value, unit)
+
+
+def change_text(kpi: dict) -> str:
+	if isinstance(kpi.get("change"), int | float):
+		text = f"{kpi['change']:+.0f}%" if abs(kpi["change"]) >= 10 else f"{kpi['change']:+.1f}%"
+	elif isinstance(kpi.get("change_points"), int | float):
+		text = f"{kpi['change_points']:+.1f} pts"
+	else:
+		return ""
+	return f"{text} vs {kpi['prior_label']}" if kpi.get("prior_label") else text
+
+
+def _header(fig, meta: dict, title: str, subtitle: str) -> None:
+	letter_head = meta.get("letter_head_image")
+	if letter_head is not None:
+		ax = fig.add_axes([0.03, 0.915, 0.3, 0.07])
+		ax.imshow(letter_head)
+		ax.axis("off")
+	else:
+		fig.text(0.03, 0.95, meta.get("letter_head") or meta.get("company") or "", fontsize=12, weight="bold")
+	made = " ".join(
+		p
+		for p in (
+			f"Generated on {meta['generated_on']}" if meta.get("generated_on") else "",
+			f"by {meta['generated_by']}" if meta.get("generated_by") else "",
+		)
+		if p
+	)
+	fig.text(0.97, 0.95, made, fontsize=7, ha="right", color="#555555")
+	fig.add_artist(plt.Line2D([0.03, 0.97], [0.905, 0.905], color="#bbbbbb", linewidth=0.6))
+	fig.text(0.03, 0.865, textwrap.shorten(title, 90), fontsize=15, weight="bold")
+	fig.text(0.03, 0.835, subtitle, fontsize=8.5, color="#333333")
+
+
+def _facts(meta: dict, period: str | None) -> str:
+	parts = [
+		("Company", meta.get("company")),
+		("Period", period or meta.get("period")),
+		("Currency", meta.get("currency")),
+	]
+	return "    ".join(f"{label}: {value}" for label, value in parts if value)
+
+
+def _grid(ax, rows: list[list[str]], header: list[str], numeric: list[bool], font: float) -> None:
+	ax.axis("off")
+	if not rows:
+		return
+	table = ax.table(cellText=rows, colLabels=header, loc="upper left", cellLoc="left", colLoc="left")
+	table.auto_set_font_size(False)
+	table.set_fontsize(font)
+	table.scale(1, 1.25)
+	for (row, col), cell in table.get_celld().items():
+		cell.set_edgecolor("#dddddd")
+		cell.set_linewidth(0.4)
+		if numeric[col]:
+			cell.set_text_props(ha="right")
+			cell._loc = "right"
+		if row == 0:
+			cell.set_text_props(weight="bold", color="#333333")
+			cell.set_facecolor("#f4f5f6")
+
+
+def _kpi_rows(kpis: list[dict], fmt, currency) -> list[list[str]]:
+	return [
+		[
+			textwrap.shorten(str(k.get("label", "")), 38),
+			fmt(k.get("value"), k.get("unit"), currency),
+			change_text(k),
+		]
+		for k in kpis
+	]
+
+
+def _table_rows(table: dict | None, fmt, currency) -> tuple[list[str], list[list[str]], list[bool]]:
+	if not isinstance(table, dict) or not table.get("columns"):
+		return [], [], []
+	header = [str(c).replace("_", " ").capitalize() for c in table["columns"]][:TABLE_COLUMNS]
+	raw = [list(r)[:TABLE_COLUMNS] for r in (table.get("rows") or [])[:TABLE_ROWS]]
+	numeric = [
+		bool(raw) and all(isinstance(r[i], int | float) for r in raw if i < len(r) and r[i] is not None)
+		for i in range(len(header))
+	]
+	money = [
+		any(w in h.lower() for w in ("amount", "revenue", "sales", "total", "value", "spend", "outstanding"))
+		for h in header
+	]
+	percent = [any(w in h.lower() for w in ("%", "pct", "share", "rate")) for h in header]
+
+	def unit(i: int) -> str | None:
+		return "%" if percent[i] else "currency" if money[i] else None
+
+	rows = [
+		[
+			fmt(v, unit(i), currency)
+			if numeric[i] and v is not None
+			else textwrap.shorten(str(v if v is not None else ""), 28)
+			for i, v in enumerate(r)
+		]
+		for r in raw
+	]
+	return header, rows, numeric
+
+
+def _page(pdf: PdfPages, meta: dict, title: str, panel: dict, number: int, pages: int) -> None:
+	fmt = meta.get("format") or default_format
+	currency = meta.get("currency")
+	fig = plt.figure(figsize=LANDSCAPE)
+	subtitle = _facts(meta, panel.get("period"))
+	heading = title if not panel.get("title") or panel.get("title") == title else f"{title}: {panel['title']}"
+	_header(fig, meta, heading, subtitle)
+	kpis = panel.get("kpis") or []
+	kpi_height = min(0.3, 0.033 * (len(kpis) + 1)) if kpis else 0
+	if kpis:
+		_grid(
+			fig.add_axes([0.03, 0.8 - kpi_height, 0.44, kpi_height]),
+			_kpi_rows(kpis, fmt, currency),
+			["Figure", "Value", "Change"],
+			[False, True, True],
+			8,
+		)
+	header, rows, numeric = _table_rows(panel.get("table"), fmt, currency)
+	top = 0.8 - kpi_height - 0.04
+	if rows:
+		_grid(fig.add_axes([0.03, 0.1, 0.44, top - 0.1]), rows, header, numeric, 6.5)
+	notes = (panel.get("observations") or []) + (panel.get("watch_outs") or [])
+	if panel.get("chart"):
+		_draw(fig.add_axes([0.55, 0.3, 0.41, 0.5]), panel["chart"])
+	y = 0.2 if panel.get("chart") else 0.8
+	for sentence in notes[:5]:
+		for line in textwrap.wrap(sentence, 80)[:2]:
+			fig.text(0.53, y, line, fontsize=7.5)
+			y -= 0.022
+	fig.text(0.5, 0.03, f"Page {number} of {pages}", fontsize=7, ha="center", color="#555555")
 	pdf.savefig(fig)
 	plt.close(fig)
 
 
-def render(dashboard: dict) -> bytes:
-	"""The dashboard as PDF bytes: a cover page of KPIs and findings, then two charts per page."""
+def render(dashboard: dict, meta: dict | None = None) -> bytes:
+	"""The dashboard as a report: per analysis one landscape page with the site's letter head, title,
+	company, period, currency, who generated it and when, its KPIs and table formatted as in the chat,
+	its chart beside them, and page numbers. `meta` comes from the site (see the module docstring)."""
+	meta = dict(meta or {})
+	panels = dashboard.get("panels") or [{"title": "", "kpis": dashboard.get("kpis") or []}]
+	title = dashboard.get("title", "Dashboard")
 	buffer = io.BytesIO()
 	with PdfPages(buffer) as pdf:
-		_cover(pdf, dashboard)
-		panels = [p for p in dashboard.get("panels", []) if p.get("chart")]
-		for start in range(0, len(panels), 2):
-			fig, axes = plt.subplots(2, 1, figsize=PAGE)
-			for ax, panel in zip(axes, panels[start : start + 2], strict=False):
-				_draw(ax, panel["chart"])
-			if len(panels[start : start + 2]) == 1:
-				axes[1].axis("off")
-			fig.tight_layout(pad=2.0)
-			pdf.savefig(fig)
-			plt.close(fig)
+		for number, panel in enumerate(panels, start=1):
+			_page(pdf, meta, title, panel, number, len(panels))
 		info = pdf.infodict()
-		info["Title"] = dashboard.get("title", "Dashboard")
+		info["Title"] = title
+		if meta.get("generated_by"):
+			info["Author"] = meta["generated_by"]
 	return buffer.getvalue()

@@ -145,7 +145,9 @@ def _clip(items: list, count: int, chars: int) -> list:
 
 def _compact_kpi(k: dict) -> dict:
 	return {
-		key: k[key] for key in ("label", "value", "unit", "change", "change_points") if k.get(key) is not None
+		key: k[key]
+		for key in ("label", "value", "unit", "change", "change_points", "prior_label")
+		if k.get(key) is not None
 	}
 
 

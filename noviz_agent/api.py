@@ -384,7 +384,7 @@ def dashboard_pdf(result_id: str) -> None:
 	session = frappe_session.build_session(frappe_session.load_settings(), progress=False)
 	try:
 		# Results live in the person's own store and carry their user: another's id is simply not there.
-		content = analytics.dashboard_pdf(session, result_id)
+		content = analytics.dashboard_pdf(session, result_id, _report_meta(session.user))
 	except ToolError as exc:
 		frappe.throw(str(exc), frappe.DoesNotExistError, title=_("No PDF for this result"))
 	frappe.local.response.filename = f"{result_id}.pdf"
@@ -454,3 +454,269 @@ def upload_document(conversation: str | None = None, turn: str | None = None) ->
 	if doc is not None:
 		frappe_files.attach_to_conversation(file, doc.name)
 	return _reply(response, doc, log_doc, turn) | {"file": file}
+
+
+# --- proposals edited in place, conversations, export -----------------------------------
+
+PINNED_KEY = "noviz_agent_pinned_conversations"
+EXPORT_MAX_ROWS = 10000
+EXPORT_FORMATS = ("csv", "xlsx")
+TITLE_MAX_CHARS = 140
+
+
+def _json_arg(value, what: str):
+	if isinstance(value, str):
+		try:
+			value = json.loads(value)
+		except ValueError:
+			frappe.throw(
+				_("{0} must be JSON.").format(what), frappe.ValidationError, title=_("Check your input")
+			)
+	return value
+
+
+def _stored_proposal(doc, token: str) -> tuple[object, dict] | tuple[None, None]:
+	"""The turn row of a conversation holding the proposal with this token, and its stored response."""
+	for row in doc.turns if doc else []:
+		response = records.loads(row.response, {})
+		proposal = (response or {}).get("proposal")
+		if isinstance(proposal, dict) and proposal.get("token") == token:
+			return row, response
+	return None, None
+
+
+@frappe.whitelist(methods=["POST"])
+def edit_proposal(token: str, values, conversation: str | None = None) -> dict:
+	"""Change the values of an open create/update proposal: checked again as a new proposal with a new
+	token, after which the old token is withdrawn. When the new values are refused the old one stays."""
+	user = _person()
+	token = _checked(validation.check_token, token)
+	edits = _json_arg(values, _("The new values"))
+	if not isinstance(edits, dict) or not edits:
+		frappe.throw(_("Give the fields to change, as an object of field: value."), frappe.ValidationError)
+	doc = _own_conversation(conversation, user) if conversation else None
+	session = frappe_session.build_session(
+		frappe_session.load_settings(), progress=False, conversation=doc.name if doc else None
+	)
+	record = gateway.peek(session, token)
+	if record is None:
+		frappe.throw(
+			_("This proposal is no longer open (confirmed, cancelled or expired). Ask for the change again."),
+			frappe.ValidationError,
+		)
+	action = record["tool"].rpartition(".")[2]
+	if action not in ("create", "update") or not isinstance(record["args"].get("values"), dict):
+		frappe.throw(
+			_("Only new records and changes can be edited; this proposal can be confirmed or cancelled.")
+		)
+	args = {**record["args"], "values": {**record["args"]["values"], **edits}}
+	result = gateway.call_tool(session, record["tool"], args)
+	if result.status != "proposal":
+		frappe.throw(
+			result.error or _("These values were refused."), frappe.ValidationError, title=_("Not changed")
+		)
+	gateway.cancel(session, token)
+	proposal = responses.proposal_block(result)
+	row, stored = _stored_proposal(doc, token)
+	if row is not None:
+		# The warning about instruction-like data read in that turn still applies to the edited values.
+		if stored["proposal"].get("warning"):
+			proposal["warning"] = stored["proposal"]["warning"]
+		stored["proposal"] = proposal
+		row.db_set("response", json.dumps(stored, default=str, ensure_ascii=False), update_modified=False)
+	return {"proposal": proposal}
+
+
+def _pinned(user: str) -> list[str]:
+	return records.loads(frappe.defaults.get_user_default(PINNED_KEY, user) or "[]", []) or []
+
+
+@frappe.whitelist(methods=["GET", "POST"])
+def search_conversations(query: str = "", limit: int = 50) -> list[dict]:
+	"""The person's own conversations whose title or questions contain the words; pinned ones first."""
+	user = _person()
+	query = (query or "").strip()[:200]
+	or_filters = None
+	if query:
+		like = f"%{query}%"
+		or_filters = [["title", "like", like], ["Agent Conversation Turn", "question", "like", like]]
+	rows = frappe.get_list(
+		CONVERSATION,
+		filters={"person": user},
+		or_filters=or_filters,
+		fields=["name", "title", "last_activity", "turn_count"],
+		order_by="last_activity desc",
+		limit_page_length=min(max(1, int(limit)), 200),
+		distinct=True,
+	)
+	pinned = _pinned(user)
+	for row in rows:
+		row["pinned"] = row["name"] in pinned
+	return sorted(rows, key=lambda r: not r["pinned"])
+
+
+@frappe.whitelist(methods=["POST"])
+def rename_conversation(name: str, title: str) -> dict:
+	"""Give one's own conversation a new title."""
+	user = _person()
+	title = " ".join(str(title or "").split())
+	if not title or len(title) > TITLE_MAX_CHARS:
+		frappe.throw(
+			_("Give a title of 1 to {0} characters.").format(TITLE_MAX_CHARS),
+			frappe.ValidationError,
+			title=_("Check your input"),
+		)
+	doc = _own_conversation(name, user)
+	doc.db_set("title", title, update_modified=False)
+	return {"name": doc.name, "title": title}
+
+
+@frappe.whitelist(methods=["POST"])
+def pin_conversation(name: str, pinned: int | str = 1) -> dict:
+	"""Pin one's own conversation to the top of the list (or unpin it)."""
+	user = _person()
+	doc = _own_conversation(name, user)
+	want = str(pinned).lower() in ("1", "true", "yes")
+	kept = [n for n in _pinned(user) if n != doc.name and frappe.db.exists(CONVERSATION, n)]
+	if want:
+		kept.insert(0, doc.name)
+	frappe.defaults.set_user_default(PINNED_KEY, json.dumps(kept[:50]), user)
+	return {"name": doc.name, "pinned": want}
+
+
+@frappe.whitelist(methods=["POST"])
+def delete_conversation(name: str) -> dict:
+	"""Delete one's own conversation; its interaction logs (the audit trail) are kept, unlinked from it."""
+	user = _person()
+	doc = _own_conversation(name, user)
+	log = frappe.qb.DocType(LOG)
+	frappe.qb.update(log).set(log.conversation, None).where(log.conversation == doc.name).run()
+	audit = frappe.qb.DocType("Agent Audit Read")
+	frappe.qb.update(audit).set(audit.conversation, None).where(audit.conversation == doc.name).run()
+	# Desk Users may delete the conversations they own (the DocType's if_owner permission).
+	frappe.delete_doc(CONVERSATION, doc.name)
+	pinned = [n for n in _pinned(user) if n != doc.name]
+	frappe.defaults.set_user_default(PINNED_KEY, json.dumps(pinned), user)
+	return {"name": doc.name, "deleted": True}
+
+
+def _export_table(session, record, result_id: str) -> tuple[list[str], list[list]]:
+	"""Every row of a kept result the person may read, fetched again as them (list results page by page)."""
+	if record.get("kind") in ("analysis", "dashboard"):
+		table = (record.get("result") or {}).get("table") or {}
+		columns = [str(c) for c in table.get("columns") or []]
+		return columns, [list(r) for r in table.get("rows") or []][:EXPORT_MAX_ROWS]
+	rows, columns, number = [], None, 1
+	while len(rows) < EXPORT_MAX_ROWS:
+		call = records.page_call(record, result_id, number)
+		if call is None:
+			table = records.page_of_result(record, 1, EXPORT_MAX_ROWS)
+		else:
+			result = gateway.call_tool(session, *call)
+			if result.status != "ok":
+				frappe.throw(
+					result.error or _("That result could not be read again."), frappe.ValidationError
+				)
+			table = responses.table_from(result.data)
+		if not table or not table["rows"]:
+			break
+		columns = columns or table["columns"]
+		rows.extend(table["rows"])
+		if call is None or len(rows) >= int(table["page"].get("total") or 0):
+			break
+		number += 1
+	columns = columns or []
+	return [c["label"] for c in columns], [[r.get(c["key"]) for c in columns] for r in rows[:EXPORT_MAX_ROWS]]
+
+
+@frappe.whitelist(methods=["GET"])
+def export_result(result_id: str, file_format: str = "csv") -> None:
+	"""A kept result as CSV or XLSX (frappe's own writer), for the person who built it only."""
+	import csv
+	import io
+
+	from frappe.utils.xlsxutils import make_xlsx
+
+	_person()
+	file_format = (file_format or "csv").lower()
+	if file_format not in EXPORT_FORMATS:
+		frappe.throw(_("Choose csv or xlsx."), frappe.ValidationError, title=_("Check your input"))
+	result_id = (result_id or "").strip()
+	if not result_id or len(result_id) > 64:
+		frappe.throw(_("Give the result id of a table or analysis."), frappe.ValidationError)
+	session = frappe_session.build_session(frappe_session.load_settings(), progress=False)
+	record = session.results.get(result_id)
+	if not isinstance(record, dict) or record.get("user") != session.user:
+		# Someone else's result id finds nothing, exactly like an expired one.
+		frappe.throw(
+			_("This result is no longer available; ask the question again."), frappe.DoesNotExistError
+		)
+	header, rows = _export_table(session, record, result_id)
+	if not header:
+		frappe.throw(_("This result has no table to export."), frappe.DoesNotExistError)
+	data = [header, *rows]
+	if file_format == "xlsx":
+		content = make_xlsx(data, "Noviz export").getvalue()
+	else:
+		buffer = io.StringIO()
+		csv.writer(buffer).writerows(data)
+		content = buffer.getvalue().encode("utf-8-sig")
+	frappe.local.response.filename = f"{result_id}.{file_format}"
+	frappe.local.response.filecontent = content
+	frappe.local.response.type = "download"
+
+
+def _report_meta(user: str) -> dict:
+	"""What the analysis PDF prints about the site: letter head, company, currency, who and when,
+	and frappe's own number formatting (the same figures as the chat shows)."""
+	company = frappe.defaults.get_user_default("Company", user) or frappe.defaults.get_global_default(
+		"company"
+	)
+	currency = (
+		frappe.get_cached_value("Company", company, "default_currency") if company else None
+	) or frappe.defaults.get_global_default("currency")
+
+	def site_format(value, unit=None, money=None):
+		if value is None:
+			return ""
+		if isinstance(value, str):
+			return value
+		if unit == "currency":
+			return frappe.utils.fmt_money(value, currency=money or currency)
+		if unit == "%":
+			return frappe.utils.fmt_money(value, precision=1) + "%"
+		if unit in ("count", "people", "documents"):
+			return frappe.utils.fmt_money(round(value), precision=0)
+		precision = 0 if float(value).is_integer() else 2
+		text = frappe.utils.fmt_money(value, precision=precision)
+		return _("{0} days").format(text) if unit == "days" else text
+
+	meta = {
+		"company": company,
+		"currency": currency,
+		"generated_on": frappe.utils.format_datetime(frappe.utils.now_datetime()),
+		"generated_by": frappe.utils.get_fullname(user),
+		"format": site_format,
+	}
+	heads = frappe.get_list(
+		"Letter Head", filters={"is_default": 1, "disabled": 0}, fields=["name", "image"], limit_page_length=1
+	)
+	if heads:
+		meta["letter_head"] = heads[0].name
+		meta["letter_head_image"] = _letter_head_image(heads[0].image)
+	return meta
+
+
+def _letter_head_image(file_url: str | None):
+	"""The letter head's image as an array for the PDF, or None (then its name is printed)."""
+	if not file_url:
+		return None
+	try:
+		import io
+
+		import matplotlib.image
+
+		content = frappe.get_doc("File", {"file_url": file_url}).get_content()
+		return matplotlib.image.imread(io.BytesIO(content), format=file_url.rsplit(".", 1)[-1].lower())
+	except Exception:
+		return None

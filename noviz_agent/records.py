@@ -10,9 +10,8 @@ import json
 from dataclasses import dataclass
 
 from noviz_agent.engine.history import answer_text
-from noviz_agent.engine.responses import empty_response
+from noviz_agent.engine.responses import RESPONSE_TYPES, empty_response
 
-RESPONSE_TYPES = ("text", "table", "cards", "chart", "proposal", "refusal", "error")
 TITLE_CHARS = 70
 # Long Text holds far more, but a log row is for reading; the full text stays on the conversation.
 MAX_ERROR_CHARS = 4000

@@ -47,6 +47,8 @@ def run_analysis(user: str, key: str, params: dict | None = None, turn: str | No
 
 
 def _publish(user: str, payload: dict) -> dict:
+	# The chat draws the built response, with the same renderer as a turn's answer.
+	payload = {**payload, "response": responses.analysis_response(payload)}
 	frappe.publish_realtime(ANALYSIS_EVENT, payload, user=user)
 	return payload
 

@@ -3,6 +3,12 @@
 The model's prose becomes `text`; tables, cards, charts, proposals and refusals are built
 from what the tools returned, never from model text. Numbers in the prose that no tool
 result supports are flagged.
+
+The contract the chat renders is typed: `Response`, `Table`/`Column`, `Card`, `Proposal`/
+`ProposalField`, each with `to_dict()`; `RESPONSE_TYPES` is the one list of response kinds.
+Values stay raw numbers with a `fieldtype` (ERPNext's own names: Currency, Percent, Int, Float,
+Date, Link, Data) so the chat formats them the way the desk does (frappe.format with the
+site's number and date formats and the currency).
 """
 
 from __future__ import annotations
@@ -11,65 +17,276 @@ import html
 import math
 import re
 from collections.abc import Iterable
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from noviz_agent.engine.gateway import ToolResult
 
 RESPONSE_TYPES = ("text", "table", "cards", "chart", "proposal", "refusal", "error")
 MAX_TABLE_ROWS = 200
+FIELDTYPES = ("Currency", "Percent", "Int", "Float", "Date", "Datetime", "Link", "Check", "Data")
+
+# Analysis units -> the desk fieldtype their values are formatted with; no unit is ever shown as a word.
+_UNIT_FIELDTYPE = {
+	"currency": "Currency",
+	"%": "Percent",
+	"count": "Int",
+	"people": "Int",
+	"documents": "Int",
+}
+# Units that are a duration: the chat shows them as "12 days" (a translated template), not a bare word.
+DURATION_UNITS = ("days", "hours")
+_MODEL_FIELDTYPE = {
+	"Currency": "Currency",
+	"Float": "Float",
+	"Percent": "Percent",
+	"Int": "Int",
+	"Duration": "Int",
+	"Date": "Date",
+	"Datetime": "Datetime",
+	"Link": "Link",
+	"Dynamic Link": "Link",
+	"Check": "Check",
+}
+_MONEY_KEY = re.compile(
+	r"(amount|revenue|sales|outstanding|spend|cost|price|profit|balance|debit|credit|income|expense|value|total)"
+)
+_NOT_MONEY_KEY = re.compile(
+	r"(share|pct|percent|rate|ratio|count|qty|quantity|days|hours|number|margin_pct|%)"
+)
+
+
+@dataclass
+class Column:
+	key: str
+	label: str
+	fieldtype: str = "Data"
+	options: str | None = None  # the linked DocType for a Link column
+	currency: str | None = None
+
+	def to_dict(self) -> dict:
+		return asdict(self)
+
+
+@dataclass
+class Table:
+	title: str
+	columns: list[Column]
+	rows: list[dict]
+	page: dict
+	doctype: str | None = None
+
+	def to_dict(self) -> dict:
+		return {
+			"title": self.title,
+			"columns": [c.to_dict() for c in self.columns],
+			"rows": self.rows,
+			"page": self.page,
+			"doctype": self.doctype,
+		}
+
+
+@dataclass
+class Card:
+	"""A KPI: label, raw value with its fieldtype, and the change against the prior period."""
+
+	title: str
+	value: Any
+	fieldtype: str = "Float"
+	currency: str | None = None
+	unit: str | None = None  # a duration unit (days, hours) shown through a translated template
+	change: float | None = None
+	change_kind: str | None = None  # "percent" (relative) or "points" (difference of two percentages)
+	direction: str | None = None  # up, down or flat
+	compared_with: str | None = None  # the prior period's label, e.g. "Sep 2026"
+	link: str | None = None
+
+	def to_dict(self) -> dict:
+		return asdict(self)
+
+
+@dataclass
+class ProposalField:
+	key: str
+	label: str
+	value: Any
+	fieldtype: str = "Data"
+	options: str | None = None
+	before: Any = None
+	changed: bool = False  # an update shows before -> after
+	required: bool = False
+	editable: bool = False
+
+	def to_dict(self) -> dict:
+		return asdict(self)
+
+
+@dataclass
+class Proposal:
+	token: str | None
+	tool: str
+	action: str
+	doctype: str | None
+	name: str | None
+	title: str
+	effect: str
+	fields: list[ProposalField]
+	tables: dict
+	missing: list[str]  # labels of mandatory fields still empty: ERPNext will ask for them
+	editable: bool
+	expires: int | None = None
+	link: str | None = None
+	warning: dict | None = None  # {message, sources}: instruction-like data was read this turn
+
+	def to_dict(self) -> dict:
+		out = asdict(self)
+		out["fields"] = [f.to_dict() for f in self.fields]
+		if self.warning is None:
+			del out["warning"]  # present only when the turn read instruction-like data
+		return out
+
+
+@dataclass
+class Response:
+	type: str = "text"
+	text: str = ""
+	table: dict | None = None
+	cards: list[dict] | None = None
+	chart: dict | None = None
+	proposal: dict | None = None
+	refusal: dict | None = None
+	error: dict | None = None
+	flags: list[dict] = field(default_factory=list)
+	sources: list[dict] = field(default_factory=list)
+	# The analysis kept server-side behind the cards and chart (for its PDF and export).
+	result_id: str | None = None
+
+	def to_dict(self) -> dict:
+		if self.type not in RESPONSE_TYPES:
+			raise ValueError(f"Unknown response type {self.type!r}; use one of {', '.join(RESPONSE_TYPES)}.")
+		return asdict(self)
 
 
 def empty_response() -> dict:
-	return {
-		"type": "text",
-		"text": "",
-		"table": None,
-		"cards": None,
-		"chart": None,
-		"proposal": None,
-		"refusal": None,
-		"error": None,
-		"flags": [],
-		"sources": [],
-		# The analysis kept server-side behind the cards and chart (for its PDF).
-		"result_id": None,
-	}
+	return Response().to_dict()
 
 
 def error_response(message: str, hint: str | None = None) -> dict:
-	response = empty_response()
-	response.update(type="error", error={"message": message, "hint": hint})
-	return response
+	return Response(type="error", error={"message": message, "hint": hint}).to_dict()
 
 
 # --- blocks from tool results ----------------------------------------------------------
 
 
+def _entity(key: Any):
+	"""The canonical model's entity for a result's `entity` key, or None (analytics, reports)."""
+	if not isinstance(key, str) or not key:
+		return None
+	try:
+		from noviz_agent.connectors.model import load_model
+
+		return load_model().entity(key)
+	except Exception:
+		return None
+
+
+def _guess_fieldtype(key: str, rows: list[dict]) -> str:
+	values = [r.get(key) for r in rows if r.get(key) is not None]
+	if not values:
+		return "Data"
+	if all(isinstance(v, bool) for v in values):
+		return "Check"
+	if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
+		lowered = key.lower()
+		if _MONEY_KEY.search(lowered) and not _NOT_MONEY_KEY.search(lowered):
+			return "Currency"
+		return "Int" if all(isinstance(v, int) for v in values) else "Float"
+	if all(isinstance(v, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) for v in values):
+		return "Date"
+	return "Data"
+
+
+def _column(raw: Any, ent, rows: list[dict], currency: str | None) -> Column:
+	if not isinstance(raw, dict):
+		raw = {"key": str(raw)}
+	key = str(raw.get("key", ""))
+	label = str(raw.get("label") or key.replace("_", " ").title())
+	fieldtype, options = raw.get("fieldtype"), raw.get("options")
+	if fieldtype is None and ent is not None:
+		try:
+			_, model_field = ent.resolve(key)
+			fieldtype = _MODEL_FIELDTYPE.get(model_field.type, "Data")
+			options = model_field.link
+		except Exception:
+			fieldtype = None
+	if key == "name" and ent is not None and fieldtype in (None, "Data"):
+		fieldtype, options = "Link", ent.doctype
+	if fieldtype is None:
+		fieldtype = _guess_fieldtype(key, rows)
+	return Column(
+		key=key,
+		label=label,
+		fieldtype=fieldtype if fieldtype in FIELDTYPES else "Data",
+		options=options if fieldtype == "Link" else None,
+		currency=raw.get("currency") or (currency if fieldtype == "Currency" else None),
+	)
+
+
 def table_from(data: Any) -> dict | None:
-	"""A table block from a list/report-shaped tool result."""
+	"""A table block from a list/report-shaped tool result: labels from the model, typed columns."""
 	if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
 		return None
 	rows = [r for r in data["rows"] if isinstance(r, dict)][:MAX_TABLE_ROWS]
 	if not rows:
 		return None
-	columns = data.get("columns") or [{"key": k, "label": k.replace("_", " ").title()} for k in rows[0]]
-	columns = [
-		c if isinstance(c, dict) else {"key": str(c), "label": str(c).replace("_", " ").title()}
-		for c in columns
-	]
-	columns = [c for c in columns if not str(c.get("key", "")).startswith("_")]
+	ent = _entity(data.get("entity"))
+	raw_columns = data.get("columns") or [{"key": k} for k in rows[0]]
+	columns = [_column(c, ent, rows, data.get("currency")) for c in raw_columns]
+	columns = [c for c in columns if not c.key.startswith("_")]
 	page = data.get("page") or {}
-	return {
-		"title": data.get("title") or data.get("label") or "",
-		"columns": columns,
-		"rows": rows,
-		"page": {
+	return Table(
+		title=data.get("title") or data.get("label") or "",
+		columns=columns,
+		rows=rows,
+		page={
 			"number": page.get("number", 1),
 			"size": page.get("size", len(rows)),
 			"total": data.get("total", page.get("total", len(rows))),
 			"result_id": data.get("result_id") or page.get("result_id"),
 		},
-	}
+		doctype=data.get("doctype") or (ent.doctype if ent is not None else None),
+	).to_dict()
+
+
+def _direction(change: Any) -> str | None:
+	if not isinstance(change, int | float) or isinstance(change, bool) or not math.isfinite(change):
+		return None
+	return "up" if change > 0 else "down" if change < 0 else "flat"
+
+
+def card_from_kpi(kpi: dict, currency: str | None = None) -> Card:
+	unit = kpi.get("unit")
+	fieldtype = _UNIT_FIELDTYPE.get(unit, "Float")
+	change, kind = kpi.get("change"), "percent"
+	if change is None and kpi.get("change_points") is not None:
+		change, kind = kpi["change_points"], "points"
+	if not isinstance(change, int | float) or isinstance(change, bool):
+		change, kind = None, None
+	value = kpi.get("value")
+	if fieldtype == "Int" and isinstance(value, float) and value.is_integer():
+		value = int(value)
+	return Card(
+		title=str(kpi["label"]),
+		value=value,
+		fieldtype=fieldtype,
+		currency=kpi.get("currency") or (currency if fieldtype == "Currency" else None),
+		unit=unit if unit in DURATION_UNITS else None,
+		change=change,
+		change_kind=kind,
+		direction=_direction(change),
+		compared_with=kpi.get("prior_label"),
+		link=kpi.get("link"),
+	)
 
 
 def cards_from(data: Any) -> list[dict] | None:
@@ -78,20 +295,35 @@ def cards_from(data: Any) -> list[dict] | None:
 		return None
 	kpis = data.get("kpis")
 	if isinstance(kpis, list) and kpis:
-		cards = []
-		for kpi in kpis[:8]:
-			if isinstance(kpi, dict) and "label" in kpi:
-				card = {"title": str(kpi["label"]), "value": kpi.get("value")}
-				if kpi.get("unit"):
-					card["subtitle"] = str(kpi["unit"])
-				if kpi.get("change") is not None:
-					card["change"] = kpi["change"]
-				cards.append(card)
+		cards = [
+			card_from_kpi(k, data.get("currency")).to_dict()
+			for k in kpis[:8]
+			if isinstance(k, dict) and "label" in k
+		]
 		return cards or None
 	if "count" in data and isinstance(data["count"], int) and not data.get("rows"):
-		title = data.get("label") or data.get("entity") or "Count"
-		return [{"title": str(title), "value": data["count"]}]
+		ent = _entity(data.get("entity"))
+		title = data.get("label") or (ent.label if ent is not None else None) or data.get("entity") or "Count"
+		return [Card(title=str(title), value=data["count"], fieldtype="Int").to_dict()]
 	return None
+
+
+def analysis_response(answer: dict) -> dict:
+	"""A finished background analysis as a response: the same cards, chart and text as a turn's."""
+	answer = answer or {}
+	if answer.get("status") == "error":
+		return error_response(str(answer.get("error") or "The analysis could not be finished."))
+	title = str(answer.get("title") or "The analysis")
+	lines = [f"- {str(o).replace(chr(10), ' ')}" for o in answer.get("observations") or []]
+	chart = chart_from(answer)
+	cards = cards_from(answer)
+	return Response(
+		type="chart" if chart else "cards" if cards else "text",
+		text="\n".join([f"{title} is ready.", *lines]),
+		cards=cards,
+		chart=chart,
+		result_id=answer.get("result_id"),
+	).to_dict()
 
 
 def chart_from(data: Any) -> dict | None:
@@ -132,11 +364,48 @@ def sources_from(data: Any) -> list[dict]:
 	]
 
 
+def _proposal_field(raw: dict, action: str) -> ProposalField:
+	fieldtype = _MODEL_FIELDTYPE.get(str(raw.get("type") or raw.get("fieldtype") or ""), "Data")
+	has_before = "before" in raw
+	return ProposalField(
+		key=str(raw.get("key", "")),
+		label=str(raw.get("label") or str(raw.get("key", "")).replace("_", " ").title()),
+		value=raw.get("value"),
+		fieldtype=fieldtype,
+		options=raw.get("options") if fieldtype == "Link" else None,
+		before=raw.get("before") if has_before else None,
+		changed=has_before and raw.get("before") != raw.get("value"),
+		required=bool(raw.get("required")),
+		editable=action in ("create", "update") and not isinstance(raw.get("value"), list | dict),
+	)
+
+
 def proposal_block(result: ToolResult) -> dict:
-	proposal = dict(result.proposal or {})
-	proposal.setdefault("title", proposal.get("summary") or result.name)
-	proposal.setdefault("values", result.args.get("values", {}))
-	return proposal
+	"""The proposal the chat shows: labelled, typed fields (before -> after for updates), its effect."""
+	preview = dict(result.proposal or {})
+	action = str(preview.get("action") or result.name.rpartition(".")[2] or "change")
+	raw_fields = preview.get("fields")
+	if not isinstance(raw_fields, list):
+		values = preview.get("values") or result.args.get("values") or {}
+		raw_fields = [{"key": k, "value": v} for k, v in values.items()] if isinstance(values, dict) else []
+	fields = [_proposal_field(f, action) for f in raw_fields if isinstance(f, dict)]
+	summary = str(preview.get("summary") or result.name)
+	return Proposal(
+		token=preview.get("token"),
+		tool=str(preview.get("tool") or result.name),
+		action=action,
+		doctype=preview.get("doctype"),
+		name=preview.get("name"),
+		title=summary,
+		effect=str(preview.get("effect") or summary),
+		fields=fields,
+		tables=preview.get("tables") or {},
+		missing=[str(m) for m in preview.get("missing") or []],
+		editable=action in ("create", "update") and any(f.editable for f in fields),
+		expires=preview.get("expires"),
+		link=preview.get("_link"),
+		warning=preview.get("warning"),
+	).to_dict()
 
 
 def build(text: str, results: Iterable[ToolResult], *, question: str = "") -> dict:

@@ -785,15 +785,16 @@ def dashboard_tool(session, result_ids: list[str], title: str = "Dashboard") -> 
 	}
 
 
-def dashboard_pdf(session, result_id: str) -> bytes:
-	"""The PDF of a stored dashboard (or of one analysis), for the edge to send to the person."""
+def dashboard_pdf(session, result_id: str, meta: dict | None = None) -> bytes:
+	"""The PDF of a stored dashboard (or of one analysis), for the edge to send to the person.
+	`meta`: the site's letter head, company, currency, who and when, and its number formatter."""
 	from analytics.pdf import render
 
 	record = _stored(session, result_id)
 	if record.get("kind") == "dashboard":
-		return render(record["result"])
+		return render(record["result"], meta)
 	if record.get("kind") == "analysis":
-		return render(build_dashboard([record["result"]], record["result"].get("title") or "Analysis"))
+		return render(build_dashboard([record["result"]], record["result"].get("title") or "Analysis"), meta)
 	raise ToolError("Only dashboards and analyses can be exported as PDF.")
 
 

@@ -212,6 +212,7 @@ def _require(ent: Entity, action: str, session) -> None:
 
 
 def _labelled(ent: Entity, values: dict) -> tuple[list[dict], dict]:
+	"""Preview fields with their labels, types and link targets; child rows as small labelled tables."""
 	fields, tables = [], {}
 	for key, value in values.items():
 		name = ent.aliases.get(key, key)
@@ -219,12 +220,37 @@ def _labelled(ent: Entity, values: dict) -> tuple[list[dict], dict]:
 			child = ent.children[name]
 			keys = [k for k in child.writable if any(k in row for row in value)]
 			tables[name] = {
-				"columns": [{"key": k, "label": child.fields[k].label} for k in keys],
+				"label": child.label,
+				"columns": [
+					{"key": k, "label": child.fields[k].label, "type": child.fields[k].type} for k in keys
+				],
 				"rows": value,
 			}
 		else:
-			fields.append({"key": name, "label": ent.fields[name].label, "value": value})
+			f = ent.fields[name]
+			item = {"key": name, "label": f.label, "value": value, "type": f.type}
+			if f.link:
+				item["options"] = f.link
+			if name in ent.required:
+				item["required"] = True
+			fields.append(item)
 	return fields, tables
+
+
+def _missing(ent: Entity, values: dict, *, creating: bool) -> list[str]:
+	"""Labels of mandatory fields still empty, which ERPNext will ask for before it saves."""
+	given = {ent.aliases.get(k, k): v for k, v in values.items()}
+	names = ent.required if creating else [n for n in ent.required if n in given]
+	return [
+		ent.fields[n].label if n in ent.fields else n
+		for n in names
+		if given.get(n) in (None, "", []) and n not in ent.children
+	]
+
+
+def _quoted(ent: Entity, values: dict) -> str:
+	title = values.get(ent.title_field) if ent.title_field else None
+	return f" '{title}'" if title not in (None, "") else ""
 
 
 def _preview_create(ent: Entity) -> Callable:
@@ -232,13 +258,24 @@ def _preview_create(ent: Entity) -> Callable:
 		_require(ent, "create", session)
 		to_frappe_values(ent, args["values"], creating=True)
 		fields, tables = _labelled(ent, args["values"])
+		details = [
+			f"{f['label'].lower()} {f['value']}"
+			for f in fields
+			if f["key"] != ent.title_field and not isinstance(f["value"], list | dict)
+		][:2]
+		rows = sum(len(t["rows"]) for t in tables.values())
+		effect = f"Creates {ent.label.lower()}{_quoted(ent, args['values'])}"
+		effect += (" with " + " and ".join(details)) if details else ""
+		effect += f" ({rows} row{'s' if rows != 1 else ''})" if rows else ""
 		return {
 			"action": "create",
 			"entity": ent.key,
 			"doctype": ent.doctype,
 			"summary": f"Create a new {ent.label}",
+			"effect": effect + ".",
 			"fields": fields,
 			"tables": tables,
+			"missing": _missing(ent, args["values"], creating=True),
 		}
 
 	return preview
@@ -252,6 +289,11 @@ def _preview_update(ent: Entity) -> Callable:
 		fields, tables = _labelled(ent, args["values"])
 		for item in fields:
 			item["before"] = current.get(item["key"])
+		changed = [f for f in fields if f["before"] != f["value"]]
+		effect = f"Changes {ent.label.lower()} {args['name']}: " + "; ".join(
+			f"{f['label'].lower()} from {f['before'] if f['before'] not in (None, '') else '(empty)'} to {f['value']}"
+			for f in changed[:3]
+		)
 		return {
 			"action": "update",
 			"entity": ent.key,
@@ -259,8 +301,10 @@ def _preview_update(ent: Entity) -> Callable:
 			"name": args["name"],
 			"_link": doc_url(ent.doctype, args["name"]),
 			"summary": f"Change {ent.label} {args['name']}",
+			"effect": (effect if changed else f"Leaves {ent.label.lower()} {args['name']} as it is") + ".",
 			"fields": fields,
 			"tables": tables,
+			"missing": _missing(ent, args["values"], creating=False),
 			"version": current.get("modified"),
 		}
 
@@ -284,7 +328,21 @@ def _preview_state(ent: Entity, action: str) -> Callable:
 			"name": args["name"],
 			"_link": record["_link"],
 			"summary": f"{action.title()} {ent.label} {args['name']}",
-			"fields": [{"key": k, "label": ent.fields[k].label, "value": record["fields"][k]} for k in shown],
+			"effect": (
+				f"Submits {ent.label.lower()} {args['name']}: it can then only be cancelled, not edited."
+				if action == "submit"
+				else f"Cancels {ent.label.lower()} {args['name']}: its entries are reversed and it stays as cancelled."
+			),
+			"fields": [
+				{
+					"key": k,
+					"label": ent.fields[k].label,
+					"value": record["fields"][k],
+					"type": ent.fields[k].type,
+					**({"options": ent.fields[k].link} if ent.fields[k].link else {}),
+				}
+				for k in shown
+			],
 			"version": record["fields"].get("modified"),
 		}
 

@@ -137,8 +137,8 @@ def test_dashboard_and_pdf():
 	assert all(panel["chart"] for panel in board["panels"])
 	document = pdf.render(board)
 	assert document.startswith(b"%PDF") and len(document) > 10_000
-	# Cover page plus five charts, two to a page.
-	assert re.search(rb"/Count 4\b", document)
+	# One report page per analysis: its figures and its chart side by side.
+	assert re.search(rb"/Count 5\b", document)
 
 
 def test_dashboard_needs_a_result():

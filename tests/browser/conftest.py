@@ -35,16 +35,44 @@ class _Handler(SimpleHTTPRequestHandler):
 	def log_message(self, *args):
 		pass
 
+	def _script(self, data: bytes):
+		self.send_response(200)
+		self.send_header("Content-Type", "application/javascript; charset=utf-8")
+		self.send_header("Content-Length", str(len(data)))
+		self.end_headers()
+		self.wfile.write(data)
+
 	def do_GET(self):
-		if self.path.split("?")[0] == "/plotly.min.js":
-			data = plotly_js().read_bytes()
-			self.send_response(200)
-			self.send_header("Content-Type", "application/javascript")
-			self.send_header("Content-Length", str(len(data)))
-			self.end_headers()
-			self.wfile.write(data)
-			return
+		path = self.path.split("?")[0]
+		if path == "/plotly.min.js":
+			return self._script(plotly_js().read_bytes())
+		if path == "/fixtures.js":
+			return self._script(_fixtures_script().encode())
+		if path.startswith("/translations/") and path.endswith(".js"):
+			return self._script(translations_script(path.rsplit("/", 1)[1][:-3]).encode())
 		super().do_GET()
+
+
+@functools.cache
+def _fixtures_script() -> str:
+	from tests.browser import fixtures
+
+	return fixtures.as_script()
+
+
+def translations(lang: str) -> dict[str, str]:
+	"""The app's shipped translations of one language, read as frappe reads them (source, translation)."""
+	import csv
+
+	path = ROOT / "noviz_agent" / "translations" / f"{lang}.csv"
+	with path.open(newline="", encoding="utf-8") as handle:
+		return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2 and row[0]}
+
+
+def translations_script(lang: str) -> str:
+	import json
+
+	return "window.TRANSLATIONS = " + json.dumps(translations(lang), ensure_ascii=False) + ";\n"
 
 
 @pytest.fixture(scope="session")

@@ -162,6 +162,23 @@ def test_create_is_a_proposal_with_exact_values_then_writes_on_confirm(registry)
 		"delivery_date": "2024-06-01",
 	}
 	assert proposal["tables"]["items"]["rows"] == [{"item": "Bolt", "qty": 3, "rate": 2.5}]
+	assert {c["key"]: c["label"] for c in proposal["tables"]["items"]["columns"]} == {
+		"item": "Item Code",
+		"qty": "Quantity",
+		"rate": "Rate",
+	}
+	link = next(f for f in proposal["fields"] if f["key"] == "customer")
+	assert (link["label"], link["type"], link["options"], link["required"]) == (
+		"Customer",
+		"Link",
+		"Customer",
+		True,
+	)
+	assert (
+		proposal["effect"].startswith("Creates sales order with customer Acme")
+		and "(1 row)" in proposal["effect"]
+	)
+	assert proposal["missing"] == []
 	assert ("create", "sales_order") not in session.connector.calls
 	done = confirm(session, proposal["token"])
 	assert done.ok and done.data["message"].startswith("Created Sales Order")
@@ -178,8 +195,19 @@ def test_update_preview_shows_before_and_after(registry):
 	result = call_tool(session, "sales_order.update", {"name": "SO-DRAFT", "values": {"po_no": "PO-77"}})
 	assert result.status == "proposal"
 	assert result.proposal["fields"] == [
-		{"key": "po_no", "label": "Customer's Purchase Order", "value": "PO-77", "before": None}
+		{
+			"key": "po_no",
+			"label": "Customer's Purchase Order",
+			"value": "PO-77",
+			"type": "Data",
+			"before": None,
+		}
 	]
+	assert (
+		result.proposal["effect"]
+		== "Changes sales order SO-DRAFT: customer's purchase order from (empty) to PO-77."
+	)
+	assert result.proposal["missing"] == []
 
 
 def test_submit_preview_refuses_a_submitted_document(registry):

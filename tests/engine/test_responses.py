@@ -87,18 +87,23 @@ def test_proposal_wins_over_other_blocks():
 	)
 	response = responses.build("", [ok("customer.list", {"rows": [{"name": "A"}]}), proposal])
 	assert response["type"] == "proposal"
-	assert response["proposal"]["values"] == {"customer_name": "Zed"}
+	fields = response["proposal"]["fields"]
+	assert [(f["key"], f["value"], f["editable"]) for f in fields] == [("customer_name", "Zed", True)]
 	assert "confirm" in response["text"]
 
 
 def test_cards_from_kpis_and_chart_from_analysis():
 	data = {
-		"kpis": [{"label": "Revenue", "value": 10, "unit": "USD", "change": 0.1}],
+		"kpis": [
+			{"label": "Revenue", "value": 10, "unit": "currency", "change": 0.1, "prior_label": "Sep 2026"}
+		],
 		"chart": {"data": [{"type": "bar", "x": [1], "y": [10]}], "layout": {}},
 	}
 	response = responses.build("", [ok("analytics.build", data)])
 	assert response["type"] == "chart"
-	assert response["cards"] == [{"title": "Revenue", "value": 10, "subtitle": "USD", "change": 0.1}]
+	card = response["cards"][0]
+	assert (card["title"], card["value"], card["fieldtype"]) == ("Revenue", 10, "Currency")
+	assert (card["change"], card["direction"], card["compared_with"]) == (0.1, "up", "Sep 2026")
 
 
 def test_count_becomes_a_card():

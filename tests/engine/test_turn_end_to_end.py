@@ -81,7 +81,7 @@ def test_a_write_turn_proposes_then_confirms_once_and_refuses_replay():
 	response = outcome.response
 	assert response["type"] == "proposal"
 	proposal = response["proposal"]
-	assert proposal["values"]["customer_name"] == "Cedar GmbH"
+	assert {f["key"]: f["value"] for f in proposal["fields"]}["customer_name"] == "Cedar GmbH"
 	assert not [r for r in connector.data["customer"] if r["customer_name"] == "Cedar GmbH"]
 
 	# The next request of the same person (a new session object, the same stores) confirms it.

@@ -13,6 +13,36 @@
 		return Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
 	}
 
+	const PENDING_KEY = "noviz_agent_pending_turn";
+	const POLL_MS = 2500;
+
+	function remember_pending(value) {
+		try {
+			if (value) root.sessionStorage.setItem(PENDING_KEY, JSON.stringify(value));
+			else root.sessionStorage.removeItem(PENDING_KEY);
+		} catch (e) {
+			/* private mode: no resume after reload */
+		}
+	}
+
+	function pending() {
+		try {
+			return JSON.parse(root.sessionStorage.getItem(PENDING_KEY) || "null");
+		} catch (e) {
+			return null;
+		}
+	}
+
+	// A tool step in words: the server's label when it sends one, otherwise from the tool's name.
+	function step_label(event) {
+		if (event.label) return t(event.label, (event.label_args || []).map((a) => t(a)));
+		const tool = String(event.tool || "");
+		const [entity, action] = [tool.slice(0, tool.lastIndexOf(".")), tool.slice(tool.lastIndexOf(".") + 1)];
+		const verbs = { list: "Reading {0}…", get: "Opening {0}…", count: "Counting {0}…", create: "Preparing a new {0}…", update: "Preparing a change to {0}…" };
+		if (entity && verbs[action]) return t(verbs[action], [t(entity.replace(/_/g, " "))]);
+		return t("Working…");
+	}
+
 	function message_of(error) {
 		if (!error) return t("The request failed.");
 		if (typeof error === "string") return error;
@@ -27,10 +57,12 @@
 			this.conversation = null;
 			this.busy = false;
 			this.pending_turn = null;
+			this.waiting = null;
 			this.build();
 			if (this.options.on_progress) this.options.on_progress((event) => this.progress(event));
 			if (this.options.on_analysis) this.options.on_analysis((answer) => this.add_analysis(answer));
 			if (this.options.mode === "page") this.refresh_conversations();
+			this.resume();
 		}
 
 		get el() {
@@ -67,8 +99,23 @@
 			]);
 
 			this.list = el("nav", { class: "nz-conversations", "aria-label": t("Conversations") });
+			this.search_box = el("input", {
+				class: "form-control input-xs nz-search",
+				type: "search",
+				placeholder: t("Search conversations"),
+				"aria-label": t("Search conversations"),
+			});
+			let timer = null;
+			this.search_box.addEventListener("input", () => {
+				clearTimeout(timer);
+				timer = setTimeout(() => this.refresh_conversations(), 250);
+			});
+			this.list_items = el("ul", { class: "nz-conv-list", role: "list" });
+			this.list.appendChild(el("div", { class: "nz-list-title nz-muted", text: t("Conversations") }));
+			this.list.appendChild(this.search_box);
+			this.list.appendChild(this.list_items);
 			this.messages = el("div", { class: "nz-messages", role: "log", "aria-live": "polite" });
-			this.status = el("div", { class: "nz-progress nz-muted", role: "status", hidden: true });
+			this.status = el("div", { class: "nz-progress nz-muted", role: "status", "aria-live": "polite", hidden: true });
 			this.input = el("textarea", {
 				class: "form-control nz-input",
 				rows: 2,
@@ -78,6 +125,13 @@
 			});
 			this.counter = el("span", { class: "nz-counter nz-muted" });
 			this.send_button = el("button", { class: "btn btn-sm btn-primary nz-send", text: t("Send"), onclick: () => this.send() });
+			this.stop_button = el("button", {
+				class: "btn btn-sm btn-default nz-stop",
+				text: t("Stop"),
+				title: t("Stop this answer"),
+				hidden: true,
+				onclick: () => this.stop(),
+			});
 			this.input.addEventListener("keydown", (event) => {
 				if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
 					event.preventDefault();
@@ -87,7 +141,7 @@
 			this.input.addEventListener("input", () => this.update_counter());
 			const composer = el("div", { class: "nz-composer" }, [
 				this.input,
-				el("div", { class: "nz-composer-bar" }, [this.counter, this.send_button]),
+				el("div", { class: "nz-composer-bar" }, [this.counter, this.stop_button, this.send_button]),
 			]);
 			if (ns.upload) ns.upload.attach(this, composer); // documents: picker, camera, drag and drop
 			const main = el("div", { class: "nz-main" }, [this.messages, this.status, composer]);
@@ -147,6 +201,9 @@
 				on_page: (result_id, number) => this.api.page({ result_id, number }).then((r) => r.table),
 				on_confirm: (token) => this.settle("confirm", token),
 				on_cancel: (token) => this.settle("cancel", token),
+				on_edit: this.api.edit_proposal
+					? (token, values) => this.api.edit_proposal({ token, values, conversation: this.conversation }).then((r) => r.proposal)
+					: null,
 				on_feedback: (log_name, rating, comment) => this.api.feedback({ log: log_name, rating, comment }),
 				ask_comment: this.options.ask_comment,
 				load_plotly: this.options.load_plotly,
@@ -159,7 +216,9 @@
 
 		// A background analysis finished (delivered over realtime to this person only).
 		add_analysis(answer) {
-			return this.add_response(ns.render.analysis_response(answer));
+			answer = answer || {};
+			const response = answer.response || { type: "error", error: { message: answer.error || t("The analysis could not be finished.") } };
+			return this.add_response(response);
 		}
 
 		async settle(action, token) {
@@ -172,27 +231,123 @@
 			return reply;
 		}
 
+		// Events of the running turn (realtime): steps as they happen, streamed text, the answer.
 		progress(event) {
 			if (!event || !this.pending_turn || event.turn !== this.pending_turn) return;
-			let text = t("Thinking…");
-			if (event.event === "tool" && event.tool) text = t("Using {0}…", [event.tool]);
-			if (event.step && event.max_steps) text += " " + t("(step {0} of {1})", [event.step, event.max_steps]);
-			this.status.textContent = text;
+			const kind = event.event || "thinking";
+			if (kind === "answer" || kind === "error") {
+				const reply = kind === "answer" ? event : { response: { type: "error", error: { message: event.message || t("The request failed.") } } };
+				if (this.waiting) this.waiting(reply);
+				return;
+			}
 			this.status.hidden = false;
+			if (kind === "text") {
+				if (!this.stream) {
+					this.stream = this.el("div", { class: "nz-msg nz-agent nz-streaming" }, [this.el("div", { class: "nz-response" }, [this.el("div", { class: "nz-text nz-stream-text" })])]);
+					this.messages.appendChild(this.stream);
+				}
+				this.stream.querySelector(".nz-stream-text").textContent += String(event.delta || "");
+				this.scroll();
+				return;
+			}
+			let text = kind === "tool" ? step_label(event) : t("Thinking…");
+			if (event.step && event.max_steps) text += " " + t("(step {0} of {1})", [event.step, event.max_steps]);
+			if (kind === "tool") {
+				const last = this.steps.lastElementChild;
+				if (last) last.classList.add("nz-done");
+				this.steps.appendChild(this.el("li", { class: "nz-step", text }));
+			}
+			this.status_text.textContent = text;
 		}
 
 		set_busy(busy) {
 			this.busy = busy;
 			this.send_button.disabled = busy;
+			this.stop_button.hidden = !busy;
+			this.stop_button.disabled = false;
 			this.input.readOnly = busy;
 			this.container.classList.toggle("nz-busy", busy);
+			this.status.textContent = "";
 			if (busy) {
-				this.status.textContent = t("Thinking…");
+				this.status_text = this.el("div", { class: "nz-status-text", text: t("Thinking…") });
+				this.steps = this.el("ol", { class: "nz-steps", "aria-label": t("Steps") });
+				this.status.appendChild(this.status_text);
+				this.status.appendChild(this.steps);
 				this.status.hidden = false;
 			} else {
 				this.status.hidden = true;
-				this.status.textContent = "";
+				if (this.stream) this.stream.remove();
+				this.stream = null;
 			}
+		}
+
+		async stop() {
+			if (!this.pending_turn || !this.api.stop) return;
+			this.stop_button.disabled = true;
+			this.status_text.textContent = t("Stopping…");
+			try {
+				await this.api.stop({ turn: this.pending_turn });
+			} catch (error) {
+				this.status_text.textContent = message_of(error);
+				this.stop_button.disabled = false;
+			}
+		}
+
+		// The answer of a turn: in the send reply (synchronous), or later by event or by asking.
+		wait_for_answer(turn, reply) {
+			if (reply && reply.response) return Promise.resolve(reply);
+			return new Promise((resolve) => {
+				let timer = null;
+				const done = (answer) => {
+					clearInterval(timer);
+					this.waiting = null;
+					resolve(answer);
+				};
+				this.waiting = done;
+				if (this.api.turn_state) {
+					timer = setInterval(async () => {
+						try {
+							const state = await this.api.turn_state({ turn });
+							if (state && state.response) done(state);
+						} catch (e) {
+							/* keep waiting for the event */
+						}
+					}, POLL_MS);
+				}
+			});
+		}
+
+		// After a reload: the turn that was running is picked up again (its answer, or its progress).
+		async resume() {
+			const turn = pending();
+			if (!turn || !turn.turn || !this.api.turn_state) return;
+			let state = null;
+			try {
+				state = await this.api.turn_state({ turn: turn.turn });
+			} catch (e) {
+				// The site cannot say (no such turn, or no background turns here): nothing to pick up.
+				remember_pending(null);
+				return;
+			}
+			this.conversation = turn.conversation || this.conversation;
+			this.add_question(turn.question || "");
+			this.pending_turn = turn.turn;
+			this.set_busy(true);
+			try {
+				this.finish(await this.wait_for_answer(turn.turn, state));
+			} catch (error) {
+				this.add_response({ type: "error", error: { message: message_of(error), hint: t("Try again in a moment.") } });
+			} finally {
+				remember_pending(null);
+				this.pending_turn = null;
+				this.set_busy(false);
+			}
+		}
+
+		finish(reply) {
+			if (reply.conversation) this.conversation = reply.conversation;
+			this.add_response(reply.response, reply.log);
+			if (this.options.mode === "page") this.refresh_conversations();
 		}
 
 		async send(text) {
@@ -217,14 +372,16 @@
 			this.add_question(message);
 			this.pending_turn = new_turn_id();
 			this.set_busy(true);
+			const turn = this.pending_turn;
+			remember_pending({ turn, conversation: this.conversation, question: message });
 			try {
-				const reply = await this.api.send({ message, conversation: this.conversation, turn: this.pending_turn });
-				if (reply.conversation) this.conversation = reply.conversation;
-				this.add_response(reply.response, reply.log);
-				if (this.options.mode === "page") this.refresh_conversations();
+				const reply = await this.api.send({ message, conversation: this.conversation, turn });
+				if (reply && reply.conversation) this.conversation = reply.conversation;
+				this.finish(await this.wait_for_answer(turn, reply));
 			} catch (error) {
 				this.add_response({ type: "error", error: { message: message_of(error), hint: t("Try again in a moment.") } });
 			} finally {
+				remember_pending(null);
 				this.pending_turn = null;
 				this.set_busy(false);
 				this.focus();
@@ -257,27 +414,66 @@
 		}
 
 		async refresh_conversations() {
-			if (!this.api.conversations) return;
+			const search = this.api.search_conversations || this.api.conversations;
+			if (!search) return;
 			let items = [];
 			try {
-				items = await this.api.conversations({});
+				items = await search({ query: this.search_box.value.trim() });
 			} catch (e) {
 				return;
 			}
-			this.list.textContent = "";
-			this.list.appendChild(this.el("div", { class: "nz-list-title nz-muted", text: t("Conversations") }));
-			for (const item of items || []) {
-				this.list.appendChild(
-					this.el("button", {
-						class: "nz-conv",
-						"data-name": item.name,
-						text: item.title || item.name,
-						title: item.last_activity || "",
-						onclick: () => this.open_conversation(item.name),
+			this.list_items.textContent = "";
+			if (!(items || []).length) this.list_items.appendChild(this.el("li", { class: "nz-muted nz-none", text: t("No conversations found.") }));
+			for (const item of items || []) this.list_items.appendChild(this.conversation_item(item));
+			this.mark_current();
+		}
+
+		conversation_item(item) {
+			const el = this.el;
+			const title = item.title || item.name;
+			const act = (label, cls, text, handler) =>
+				el("button", { class: `btn-reset nz-conv-action ${cls}`, "aria-label": t(label, [title]), title: t(label, [title]), text, onclick: handler });
+			const actions = [];
+			if (this.api.pin_conversation) {
+				actions.push(
+					act(item.pinned ? "Unpin {0}" : "Pin {0}", "nz-pin" + (item.pinned ? " nz-pinned" : ""), item.pinned ? "★" : "☆", async () => {
+						await this.api.pin_conversation({ name: item.name, pinned: item.pinned ? 0 : 1 });
+						this.refresh_conversations();
 					})
 				);
 			}
-			this.mark_current();
+			if (this.api.rename_conversation) {
+				actions.push(
+					act("Rename {0}", "nz-rename", "✎", async () => {
+						const ask = this.options.ask_text || ((label, value) => Promise.resolve(root.prompt(label, value)));
+						const next = await ask(t("New title"), title);
+						if (!next || !next.trim() || next.trim() === title) return;
+						await this.api.rename_conversation({ name: item.name, title: next.trim() });
+						this.refresh_conversations();
+					})
+				);
+			}
+			if (this.api.delete_conversation) {
+				actions.push(
+					act("Delete {0}", "nz-delete", "🗑", async () => {
+						const ask = this.options.ask_confirm || ((message) => Promise.resolve(root.confirm(message)));
+						if (!(await ask(t("Delete the conversation “{0}”? Its audit log is kept.", [title])))) return;
+						await this.api.delete_conversation({ name: item.name });
+						if (this.conversation === item.name) this.new_conversation();
+						this.refresh_conversations();
+					})
+				);
+			}
+			return el("li", { class: "nz-conv-item" + (item.pinned ? " nz-conv-pinned" : "") }, [
+				el("button", {
+					class: "nz-conv",
+					"data-name": item.name,
+					text: title,
+					title: item.last_activity || "",
+					onclick: () => this.open_conversation(item.name),
+				}),
+				el("span", { class: "nz-conv-actions" }, actions),
+			]);
 		}
 	}
 

@@ -49,7 +49,35 @@
 		conversations: (args) => call("conversations", args, "GET"),
 		conversation: (args) => call("conversation", args, "GET"),
 		client_settings: () => call("client_settings", {}, "GET"),
+		edit_proposal: (args) => call("edit_proposal", { ...args, values: JSON.stringify(args.values) }),
+		search_conversations: (args) => call("search_conversations", args, "GET"),
+		rename_conversation: (args) => call("rename_conversation", args),
+		pin_conversation: (args) => call("pin_conversation", args),
+		delete_conversation: (args) => call("delete_conversation", args),
+		// Turns running in the background: stop one, or fetch its answer after a reload.
+		stop: (args) => call("stop_turn", args),
+		turn_state: (args) => call("turn_state", args, "GET"),
 	};
+
+	function ask_text(label, value) {
+		return new Promise((resolve) => {
+			const dialog = new frappe.ui.Dialog({
+				title: label,
+				fields: [{ fieldname: "text", fieldtype: "Data", label, default: value, reqd: 1 }],
+				primary_action_label: __("Save"),
+				primary_action(values) {
+					dialog.hide();
+					resolve(values.text);
+				},
+			});
+			dialog.onhide = () => resolve(null);
+			dialog.show();
+		});
+	}
+
+	function ask_confirm(message) {
+		return new Promise((resolve) => frappe.confirm(frappe.utils.escape_html(message), () => resolve(true), () => resolve(false)));
+	}
 
 	let plotly = null;
 	function load_plotly() {
@@ -93,6 +121,8 @@
 				on_analysis,
 				load_plotly,
 				ask_comment,
+				ask_text,
+				ask_confirm,
 				max_chars: (frappe.boot.noviz_agent && frappe.boot.noviz_agent.max_message_chars) || 4000,
 				full_page_url: "/app/noviz-agent",
 			},
