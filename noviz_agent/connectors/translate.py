@@ -395,20 +395,56 @@ def _slug(text: str) -> str:
 	return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
 
 
+ROW_KINDS = ("leaf", "group", "summary")
+
+
+def _row_kind(row, indent: float, next_indent: float | None) -> str:
+	"""Whether a report row is a leaf, a group of the rows under it, or a summary (opening, total, closing)."""
+	if isinstance(row, dict):
+		if row.get("is_group") or row.get("bold"):
+			return "group" if row.get("is_group") else "summary"
+		cells = list(row.values())
+	else:
+		cells = list(row)
+	texts = [c for c in cells if isinstance(c, str) and c.strip()]
+	if not texts and not any(isinstance(c, int | float) and not isinstance(c, bool) for c in cells):
+		return "summary"  # a blank separator row
+	# ERPNext writes its own summary rows' labels in quotes: 'Opening', 'Total', 'Profit for the year'.
+	if any(t.startswith("'") and t.endswith("'") and len(t) > 2 for t in texts):
+		return "summary"
+	if next_indent is not None and next_indent > indent:
+		return "group"
+	return "leaf"
+
+
 def report_to_canonical(result: dict) -> dict:
-	"""`frappe.desk.query_report.run` output → {columns: [{key, label, type}], rows: [dict]}, total row dropped."""
+	"""`frappe.desk.query_report.run` output → columns, rows, each row's kind, and the report's own total row.
+
+	Kinds tell leaf rows from group rows (a parent account before its children) and summary rows
+	(opening, total, closing, subtotals), so totals are never counted twice.
+	"""
 	cols = [_report_column(c, i) for i, c in enumerate(result.get("columns") or [])]
 	keys = [c["key"] for c in cols]
-	rows = []
-	for row in result.get("result") or []:
+	raw = [r for r in result.get("result") or [] if isinstance(r, dict | list | tuple)]
+	total_row = None
+	if result.get("add_total_row") and raw:
+		total_row, raw = raw[-1], raw[:-1]  # frappe appends its own total row
+	indents = [float(r.get("indent") or 0) if isinstance(r, dict) else 0.0 for r in raw]
+	rows, kinds = [], []
+	for i, row in enumerate(raw):
 		if isinstance(row, dict):
 			rows.append({k: plain(row.get(k)) for k in keys})
-		elif isinstance(row, (list, tuple)):
+		else:
 			padded = [plain(v) for v in row] + [None] * (len(keys) - len(row))
 			rows.append(dict(zip(keys, padded, strict=False)))
-	if result.get("add_total_row") and rows:
-		rows = rows[:-1]  # frappe appends its own total row; totals are recomputed in code from the rows
-	return {"columns": cols, "rows": rows}
+		kinds.append(_row_kind(row, indents[i], indents[i + 1] if i + 1 < len(raw) else None))
+	out = {"columns": cols, "rows": rows, "kinds": kinds}
+	if total_row is not None:
+		if isinstance(total_row, dict):
+			out["total_row"] = {k: plain(total_row.get(k)) for k in keys}
+		else:
+			out["total_row"] = dict(zip(keys, [plain(v) for v in total_row], strict=False))
+	return out
 
 
 _JS_FIELD = re.compile(r"fieldname\s*:\s*[\"'](\w+)[\"']")
