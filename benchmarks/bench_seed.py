@@ -8,6 +8,10 @@ produce. Run it with the bench's Python from the `sites` folder:
 	cd <bench>/sites && \
 		../env/bin/python <this repository>/benchmarks/bench_seed.py --site <site> [--months 24] [--seed 7]
 
+Besides the default company's trading it adds a second company keeping its books in euros
+(`bench_seed_second_company.py`: stock bought and sold, payments, a budget, and the previous
+fiscal year closed with a Period Closing Voucher); `--no-second-company` leaves it out.
+
 What it adds is tagged ("Seed Customer 01", item codes SEED-..., bill numbers SEED-BILL-...,
 invoice remarks "bench_seed ...", payment references SEED-PAY-...) and a rerun skips what
 already exists, so an interrupted run can simply be started again. The plan comes from one
@@ -305,7 +309,7 @@ def cancel_unpriced(counts: Counts) -> None:
 	frappe.db.commit()
 
 
-def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
+def seed(months: int, customers: int, seed_value: int, base: float, second: bool = True) -> Counts:
 	counts = Counts()
 	rng = random.Random(seed_value)
 	today = getdate(nowdate())
@@ -349,6 +353,10 @@ def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
 				frappe.db.commit()
 				print(f"  {kind}: {i}/{len(plan)}", flush=True)
 		frappe.db.commit()
+	if second:
+		import bench_seed_second_company
+
+		bench_seed_second_company.seed(random.Random(seed_value + 1), starts, today, counts)
 	return counts
 
 
@@ -361,13 +369,18 @@ def main() -> None:
 	parser.add_argument(
 		"--invoices-per-month", type=float, default=11, help="average before trend and season"
 	)
+	parser.add_argument(
+		"--no-second-company", action="store_true", help="leave out the company keeping its books in euros"
+	)
 	args = parser.parse_args()
 	frappe.init(site=args.site, sites_path=".")
 	frappe.connect()
 	frappe.set_user("Administrator")
 	started = time.perf_counter()
 	try:
-		counts = seed(args.months, args.customers, args.seed, args.invoices_per_month)
+		counts = seed(
+			args.months, args.customers, args.seed, args.invoices_per_month, not args.no_second_company
+		)
 		frappe.db.commit()
 	finally:
 		frappe.destroy()

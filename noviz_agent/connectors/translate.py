@@ -242,6 +242,7 @@ def aggregate_args(
 		keymap[alias] = alias
 		aliases.append(alias)
 	conditions = to_frappe_filters(entity, filters)
+	_refuse_fan_out(entity, metrics, tables | {c[0] for c in conditions})
 	for doctype in sorted(tables - {entity.doctype} - {c[0] for c in conditions}):
 		# Functions in fields do not make frappe join a child table; a filter on it does.
 		conditions.append([doctype, "name", "is", "set"])
@@ -258,6 +259,20 @@ def aggregate_args(
 	if kwargs["order_by"] is None and aliases and group_columns:
 		kwargs["order_by"] = f"{aliases[0]} desc"
 	return kwargs, keymap
+
+
+def _refuse_fan_out(entity: Entity, metrics: list[dict], tables: set[str]) -> None:
+	"""A document-level sum or average over a join with its lines would count each document once per line."""
+	if not tables - {entity.doctype}:
+		return
+	for metric in metrics:
+		name = metric.get("field")
+		if str(metric.get("fn", "")).lower() in ("sum", "avg") and name and entity.resolve(name)[0] is None:
+			raise ToolError(
+				f"{name} is a whole-document amount and the request joins its lines, so each document "
+				"would be added once per line. Total a line amount (e.g. items.net_amount) or filter "
+				"the documents first."
+			)
 
 
 def plain(value: Any) -> Any:
