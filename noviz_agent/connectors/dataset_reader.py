@@ -90,6 +90,40 @@ def resolve_scope(session, company: str | None = None, combine: list[str] | None
 	return Scope(tuple(names), next(iter(currencies)))
 
 
+def company_filters(
+	session, entity: str, filters, company: str | None = None, required: bool = True
+) -> tuple[list, Scope | None]:
+	"""An entity request's filters kept to one company when its DocType has a company field.
+
+	Companies named in the filters are taken as asked (and must share a currency); otherwise the
+	`company` given or the person's default is added. Not `required` (finding records rather than
+	totalling them), a person with no default company and no single company is not scoped. The
+	filters come back as a list, in the shape they came in.
+	"""
+	from noviz_agent.connectors.model import load_model
+	from noviz_agent.connectors.translate import parse_filters
+
+	ent = load_model().entity(entity)
+	listed = [[k, "=", v] for k, v in filters.items()] if isinstance(filters, dict) else list(filters or [])
+	if "company" not in ent.fields:
+		return listed, None
+	named = [c for c in parse_filters(ent, listed) if c.child is None and c.field.name == "company"]
+	if named:
+		values = [v for c in named for v in (c.value if isinstance(c.value, list | tuple) else [c.value])]
+		return listed, resolve_scope(session, None, [str(v) for v in values])
+	if not required and not company and not getattr(session.person, "company", None):
+		known = _companies(session)
+		if len(known) != 1:
+			return listed, None
+	scope = resolve_scope(session, company)
+	shaped = (
+		{"field": "company", "op": "in", "value": list(scope.companies)}
+		if listed and isinstance(listed[0], dict)
+		else ["company", "in", list(scope.companies)]
+	)
+	return [*listed, shaped], scope
+
+
 def scope_filters(session, src: Source, scope: Scope | None) -> list[list] | None:
 	"""Filters that keep one scope's rows; None when the scope has no rows at all (e.g. no warehouse)."""
 	if scope is None or src.company is None:

@@ -426,17 +426,8 @@ def scoped_aggregate_filters(
 	matching documents instead. None as filters means no document matches.
 	"""
 	ent = load_model().entity(entity)
-	conditions = parse_filters(ent, filters)
-	triples = [[c.name, c.op, c.value] for c in conditions]
-	scope = None
-	if "company" in ent.fields:
-		named = [c for c in conditions if c.child is None and c.field.name == "company"]
-		if named:
-			values = [v for c in named for v in (c.value if isinstance(c.value, list | tuple) else [c.value])]
-			scope = reader.resolve_scope(session, None, [str(v) for v in values])
-		else:
-			scope = reader.resolve_scope(session, company or None)
-			triples.append(["company", "in", list(scope.companies)])
+	triples, scope = reader.company_filters(session, entity, filters, company or None)
+	conditions = parse_filters(ent, triples)
 	per_document = [
 		m for m in metrics if m.get("fn") in ("sum", "avg") and m.get("field") and "." not in m["field"]
 	]
@@ -461,9 +452,9 @@ def scoped_aggregate_filters(
 	if not names:
 		return None, scope
 	# The documents that have a matching line, each once; the line conditions are already applied.
-	return [t for t, c in zip(triples, conditions, strict=False) if c.child is None] + [
-		t for t in triples[len(conditions) :]
-	] + [["name", "in", names]], scope
+	return [t for t, c in zip(triples, conditions, strict=True) if c.child is None] + [
+		["name", "in", names]
+	], scope
 
 
 CHART_KINDS = ("line", "bar", "stacked", "pie")
@@ -569,7 +560,8 @@ def dashboard_pdf(session, result_id: str) -> bytes:
 RULES = (
 	"For how the business is doing, trends, forecasts, rankings, ageing or margins, find a standard analysis "
 	"with analytics.catalog and run it with analytics.build; never add up rows or estimate numbers yourself. "
-	"Quote KPIs and observations as given; say which period they cover."
+	"Quote KPIs and observations as given; say which company, currency and period they cover. Every figure "
+	"is one company's: the person's default unless they name another; combine companies only when asked."
 )
 
 

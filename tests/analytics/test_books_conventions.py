@@ -466,3 +466,20 @@ def test_reorder_levels_and_receipt_dates_come_from_their_own_records():
 		today=_day(),
 	)
 	assert rows == [{"id": "POL-1", "received_date": "2025-01-09"}] and not notes
+
+
+def test_record_lists_and_counts_show_the_default_companys_records_and_name_it():
+	from noviz_agent.connectors.model import load_model
+	from noviz_agent.engine.gateway import call_tool
+	from noviz_agent.tools.entities import entity_tools
+
+	conn = books()
+	session = session_for(conn)
+	session.registry = Registry(entity_tools(load_model().entity("sales_invoice")))
+	session.allowed = frozenset(session.registry.names())
+	listed = call_tool(session, "sales_invoice.list", {"fields": ["customer"]})
+	assert listed.ok, listed.error
+	assert sorted(r["name"] for r in listed.data["rows"]) == ["US-1", "US-2"]
+	assert listed.data["company"] == "Acme US" and listed.data["currency"] == "USD"
+	counted = call_tool(session, "sales_invoice.count", {"filters": [["company", "=", "Acme EU"]]})
+	assert counted.data["count"] == 2 and counted.data["company"] == "Acme EU"
