@@ -201,7 +201,7 @@ def test_ageing_buckets(key, data):
 	result = run(key, data, AS_OF)
 	buckets = {r[0]: r[1] for r in result["table"]["rows"]}
 	# R4 not due; R2 14 days late; R1 59 days; R3 120 days; R5 paid
-	assert buckets == {"Not due": 150, "1-30": 50, "31-60": 100, "61-90": 0, "90+": 300}
+	assert buckets == {"Not due": 150, "0-30": 50, "31-60": 100, "61-90": 0, "90+": 300}
 	assert kpi(result, "Overdue share") == 75.0
 	assert kpi(result, "Average days overdue (amount-weighted)") == 71.0  # (14*50 + 59*100 + 120*300) / 600
 
@@ -211,7 +211,7 @@ def test_ageing_custom_buckets():
 		r[0]: r[1]
 		for r in run("receivables.ageing", RECEIVABLES, {**AS_OF, "buckets": "60"})["table"]["rows"]
 	}
-	assert buckets == {"Not due": 150, "1-60": 150, "60+": 300}
+	assert buckets == {"Not due": 150, "0-60": 150, "60+": 300}
 
 
 @pytest.mark.parametrize(

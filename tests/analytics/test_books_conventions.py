@@ -483,3 +483,28 @@ def test_record_lists_and_counts_show_the_default_companys_records_and_name_it()
 	assert listed.data["company"] == "Acme US" and listed.data["currency"] == "USD"
 	counted = call_tool(session, "sales_invoice.count", {"filters": [["company", "=", "Acme EU"]]})
 	assert counted.data["count"] == 2 and counted.data["company"] == "Acme EU"
+
+
+def test_an_amount_due_today_is_aged_in_the_first_bucket_as_erpnext_does():
+	from analytics.runner import run
+
+	owed = [
+		{
+			"document": "D1",
+			"party": "A",
+			"posting_date": "2025-03-01",
+			"due_date": "2025-04-01",
+			"outstanding": 10.0,
+		},
+		{
+			"document": "D2",
+			"party": "A",
+			"posting_date": "2025-03-01",
+			"due_date": "2025-04-02",
+			"outstanding": 5.0,
+		},
+	]
+	result = run("receivables.ageing", {"receivables": owed}, {"as_of": "2025-04-01"})
+	buckets = {r[0]: r[1] for r in result["table"]["rows"]}
+	assert buckets["0-30"] == 10.0 and buckets["Not due"] == 5.0
+	assert next(k["value"] for k in result["kpis"] if k["label"] == "Overdue") == 0.0
