@@ -308,11 +308,14 @@ def _fill(session, lookup: Lookup, column: str, rows: list[dict]) -> None:
 	first_mine, first_theirs = pairs[0]
 	keys = sorted({r.get(first_mine) for r in rows} - {None, ""})
 	fields = list(dict.fromkeys([*lookup.match.values(), *lookup.field]))
+	order = _order_for(fields)
+	# The paging order is selected too: a distinct query may not sort on a column it does not return.
+	fields = list(dict.fromkeys([*fields, *order]))
 	found: dict[tuple, list[tuple]] = defaultdict(list)
 	for start in range(0, len(keys), LOOKUP_CHUNK):
 		chunk = keys[start : start + LOOKUP_CHUNK]
 		filters = [list(f) for f in lookup.filters] + [[first_theirs, "in", chunk]]
-		for rec in pages(session, lookup.entity, fields, filters, _order_for(fields)):
+		for rec in pages(session, lookup.entity, fields, filters, order):
 			key = tuple(rec.get(theirs) for _, theirs in pairs)
 			found[key].append(tuple(rec.get(f) for f in lookup.field))
 	for r in rows:
