@@ -508,3 +508,30 @@ def test_an_amount_due_today_is_aged_in_the_first_bucket_as_erpnext_does():
 	buckets = {r[0]: r[1] for r in result["table"]["rows"]}
 	assert buckets["0-30"] == 10.0 and buckets["Not due"] == 5.0
 	assert next(k["value"] for k in result["kpis"] if k["label"] == "Overdue") == 0.0
+
+
+def test_a_report_that_takes_a_company_runs_for_the_persons_default():
+	from noviz_agent.tools.reports import _run
+
+	seen = []
+
+	def rows(filters):
+		seen.append(filters)
+		return [{"outstanding": 5.0}]
+
+	conn = MemoryConnector(
+		"ana@example.com",
+		reports={
+			"Accounts Receivable": {
+				"filters": [{"fieldname": "company"}, {"fieldname": "report_date"}],
+				"columns": [{"key": "outstanding", "label": "Outstanding", "type": "Currency"}],
+				"rows": rows,
+			}
+		},
+	)
+	session = session_for(conn)
+	answer = _run(session, "Accounts Receivable", {"report_date": "2025-04-01"})
+	assert seen[-1] == {"report_date": "2025-04-01", "company": "Acme US"}
+	assert answer["filters"]["company"] == "Acme US"
+	_run(session, "Accounts Receivable", {"company": "Acme EU"})
+	assert seen[-1]["company"] == "Acme EU"  # a company the person names is kept
