@@ -309,11 +309,19 @@ def cancel_unpriced(counts: Counts) -> None:
 	frappe.db.commit()
 
 
-def seed(months: int, customers: int, seed_value: int, base: float, second: bool = True) -> Counts:
+def seed(
+	months: int, customers: int, seed_value: int, base: float, second: bool = True, first: bool = True
+) -> Counts:
 	counts = Counts()
 	rng = random.Random(seed_value)
 	today = getdate(nowdate())
 	starts = month_starts(months, today)
+	if not first:
+		ensure_fiscal_years(starts[0], today, counts)
+		import bench_seed_second_company
+
+		bench_seed_second_company.seed(random.Random(seed_value + 1), starts, today, counts)
+		return counts
 	company = frappe.defaults.get_global_default("company")
 	ensure_fiscal_years(starts[0], today, counts)
 	names = ensure_masters(rng, customers, getdate(add_days(starts[0], -1)), counts)
@@ -372,6 +380,9 @@ def main() -> None:
 	parser.add_argument(
 		"--no-second-company", action="store_true", help="leave out the company keeping its books in euros"
 	)
+	parser.add_argument(
+		"--second-company-only", action="store_true", help="seed only the company keeping its books in euros"
+	)
 	args = parser.parse_args()
 	frappe.init(site=args.site, sites_path=".")
 	frappe.connect()
@@ -379,7 +390,12 @@ def main() -> None:
 	started = time.perf_counter()
 	try:
 		counts = seed(
-			args.months, args.customers, args.seed, args.invoices_per_month, not args.no_second_company
+			args.months,
+			args.customers,
+			args.seed,
+			args.invoices_per_month,
+			not args.no_second_company,
+			not args.second_company_only,
 		)
 		frappe.db.commit()
 	finally:

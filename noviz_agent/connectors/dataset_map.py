@@ -65,11 +65,15 @@ class Source:
 	# Amounts in the party's currency brought to the company's: column → (amount, currency, rate).
 	converted: dict[str, tuple[str, str, str]] = field(default_factory=dict)
 	notes: dict[str, str] = field(default_factory=dict)
+	# A balance read as sums per group (e.g. stock per item and warehouse from the stock ledger).
+	group_by: tuple[str, ...] = ()
+	sums: dict[str, str] = field(default_factory=dict)
 
 	def served(self) -> set[str]:
 		"""Every column this source can fill."""
 		return (
 			set(self.columns)
+			| set(self.sums)
 			| set(self.lookups)
 			| set(self.coalesce)
 			| set(self.derived)
@@ -149,7 +153,13 @@ def _source(model: Model, key: str, raw: dict, where: str) -> Source:
 		raise MapError(f"{where}: {entity} has a company field; say how the dataset is scoped to a company")
 	for f in raw.get("filters", []):
 		_resolve(model, entity, f[0], where)
-	known = set(columns)
+	group_by = tuple(raw.get("group_by") or ())
+	sums = dict(raw.get("sums") or {})
+	if sums and (not group_by or not set(group_by) <= set(columns)):
+		raise MapError(f"{where}: 'sums' need 'group_by' naming columns of the dataset")
+	for name in sums.values():
+		_resolve(model, entity, name, where)
+	known = set(columns) | set(sums)
 	coalesce = {k: tuple(v) for k, v in (raw.get("coalesce") or {}).items()}
 	for name, parts in coalesce.items():
 		if not set(parts) <= known:
@@ -177,6 +187,8 @@ def _source(model: Model, key: str, raw: dict, where: str) -> Source:
 		derived=derived,
 		converted=converted,
 		notes=dict(raw.get("notes") or {}),
+		group_by=group_by,
+		sums=sums,
 	)
 
 

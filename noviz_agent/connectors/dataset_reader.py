@@ -229,13 +229,16 @@ def fetch(
 	def progress(n: int) -> None:
 		session.notify({"event": "analytics_fetch", "dataset": dataset, "rows": n})
 
-	for row in pages(session, src.entity, fields, filters, src.sort_keys(), progress):
-		rows.append({column: row.get(name) for column, name in mapped.items()})
-		if len(rows) >= max_rows:
-			notes.append(
-				f"{dataset}: stopped at {len(rows):,} rows; narrow the period for a complete answer."
-			)
-			break
+	if src.group_by:
+		rows = _balances(session, src, filters)
+	else:
+		for row in pages(session, src.entity, fields, filters, src.sort_keys(), progress):
+			rows.append({column: row.get(name) for column, name in mapped.items()})
+			if len(rows) >= max_rows:
+				notes.append(
+					f"{dataset}: stopped at {len(rows):,} rows; narrow the period for a complete answer."
+				)
+				break
 	for column, parts in src.coalesce.items():
 		if column in wanted:
 			for r in rows:
@@ -260,6 +263,22 @@ def fetch(
 	if missing:
 		notes.append(f"{dataset}: this site's data has no field for {', '.join(missing)}.")
 	return rows, notes
+
+
+def _balances(session, src: Source, filters: list) -> list[dict]:
+	"""Sums per group computed by the system (one query), groups whose every sum is zero left out."""
+	found = session.connector.aggregate(
+		src.entity,
+		metrics=[{"fn": "sum", "field": field, "as": f"sum_{column}"} for column, field in src.sums.items()],
+		group_by=[src.columns[c] for c in src.group_by],
+		filters=filters,
+	)
+	rows = []
+	for r in found:
+		sums = {column: float(r.get(f"sum_{column}") or 0) for column in src.sums}
+		if any(round(v, 9) for v in sums.values()):
+			rows.append({**{c: r.get(src.columns[c]) for c in src.group_by}, **sums})
+	return rows
 
 
 def _with_parts(src: Source, columns: list[str]) -> list[str]:
@@ -344,9 +363,13 @@ def estimate_rows(session, dataset: str, params: dict, scope: Scope | None, toda
 	if scoped is None:
 		return 0
 	filters = [list(f) for f in src.filters] + scoped + period_filters(src, params, today)
+	if src.group_by:
+		return 0  # summed by the database in one query, not read row by row
 	if not src.line:
 		return session.connector.count(src.entity, filters)
 	rows = session.connector.aggregate(
-		src.entity, metrics=[{"fn": "count", "field": f"{src.line}.line_id", "as": "lines"}], filters=filters
+		src.entity,
+		metrics=[{"fn": "count", "field": f"{src.line}.line_id", "as": "line_count"}],
+		filters=filters,
 	)
-	return int((rows[0].get("lines") if rows else 0) or 0)
+	return int((rows[0].get("line_count") if rows else 0) or 0)

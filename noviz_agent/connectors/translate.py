@@ -42,7 +42,7 @@ ALIAS_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Words the database would read as syntax if used bare as a column alias.
 RESERVED_ALIASES = frozenset(
 	"select from where group order by limit offset as and or not in is null like between desc asc "
-	"range key keys index table join on union having distinct case when then else end".split()
+	"range key keys index table join on union having distinct case when then else end lines rows".split()
 )
 MAX_PAGE = 500
 

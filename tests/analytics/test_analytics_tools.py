@@ -343,16 +343,36 @@ def test_stock_takes_item_groups_from_the_item():
 	conn = MemoryConnector(
 		"ana@example.com",
 		data={
-			"stock_balance": [
-				{"name": "B1", "item": "X", "warehouse": "W1", "actual_qty": 5, "stock_value": 50},
-				{"name": "B2", "item": "Y", "warehouse": "W1", "actual_qty": 2, "stock_value": 30},
-				{"name": "B3", "item": "X", "warehouse": "W2", "actual_qty": 1, "stock_value": 10},
+			"stock_ledger_entry": [
+				{
+					"name": "S1",
+					"item": "X",
+					"warehouse": "W1",
+					"qty_change": 5,
+					"value_change": 50,
+					"company": "C",
+				},
+				{
+					"name": "S2",
+					"item": "Y",
+					"warehouse": "W1",
+					"qty_change": 2,
+					"value_change": 30,
+					"company": "C",
+				},
+				{
+					"name": "S3",
+					"item": "X",
+					"warehouse": "W2",
+					"qty_change": 1,
+					"value_change": 10,
+					"company": "C",
+				},
 			],
 			"item": [{"name": "X", "item_group": "Raw"}, {"name": "Y", "item_group": "Packing"}],
-			"warehouse": [{"name": "W1", "company": "C"}, {"name": "W2", "company": "C"}],
 			"company": COMPANIES,
 		},
-		permissions={"stock_balance": {"read"}, "item": {"read"}, "warehouse": {"read"}, "company": {"read"}},
+		permissions={"stock_ledger_entry": {"read"}, "item": {"read"}, "company": {"read"}},
 	)
 	session = session_for(conn)
 	result = call_tool(session, "analytics.build", {"key": "inventory.value_by_item_group"})

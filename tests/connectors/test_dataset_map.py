@@ -19,7 +19,10 @@ def test_shipped_bindings_load_and_scope_every_company_entity():
 	sources = load_dir(DATASETS_DIR)
 	assert sources["sales"].line == "items"
 	assert sources["sales"].sort_keys() == ["name", "items.line_id"]
-	assert sources["stock"].company.via_entity == "warehouse"
+	assert sources["stock"].entity == "stock_ledger_entry" and sources["stock"].group_by == (
+		"item",
+		"warehouse",
+	)
 	assert ["voucher_type", "!=", "Period Closing Voucher"] in [list(f) for f in sources["gl"].filters]
 
 
