@@ -31,6 +31,7 @@ ROLES = (
 	"Purchase Manager",
 )
 PLACES = 2
+PROFIT = "'Profit for the year'"
 
 
 def ensure_person() -> None:
@@ -130,11 +131,11 @@ class BooksCase(FrappeTestCase):
 		print(
 			f"\nP&L {start}..{end}: income ours {self.kpi(ours, 'Income')} ERPNext {income}; expense ours "
 			f"{self.kpi(ours, 'Expenses')} ERPNext {expense}; net profit ours {self.kpi(ours, 'Net profit')} "
-			f"ERPNext {theirs[\"'Profit for the year'\"]}"
+			f"ERPNext {theirs[PROFIT]}"
 		)
 		self.assertAlmostEqual(self.kpi(ours, "Income"), income, PLACES)
 		self.assertAlmostEqual(self.kpi(ours, "Expenses"), expense, PLACES)
-		self.assertAlmostEqual(self.kpi(ours, "Net profit"), theirs["'Profit for the year'"], PLACES)
+		self.assertAlmostEqual(self.kpi(ours, "Net profit"), theirs[PROFIT], PLACES)
 
 	# --- receivables and payables --------------------------------------------------------
 
