@@ -6,6 +6,12 @@ Prints: tools registered; median and max tools offered; schema bytes offered vs 
 needed tools offered and reachable through tools.search; the cacheable prefix (share of prompt
 bytes identical across requests in the same modules from different people); and routing plus
 prompt assembly time per request. Figures only; nothing here is asserted.
+
+Then routing recall on the user-written set (`tests/selection/user_questions.{dev,test}.jsonl`,
+questions written from an ERPNext user's point of view, each labelled with the tools that would
+answer it, any of them): a question counts when one of its tools is offered up front. Routing
+was tuned on the dev set only; the test set is measured, never tuned on. Both are printed with
+keywords alone and with the built-in embedder (routing by similarity beside the keywords).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from noviz_agent.engine.prompt import assemble  # noqa: E402
 from noviz_agent.engine.selection import select  # noqa: E402
 from noviz_agent.engine.session import Person, Session  # noqa: E402
+from noviz_agent.engine.similarity import similarity_for  # noqa: E402
 from noviz_agent.tools import TOOL_MODULES, build_registry  # noqa: E402
 from noviz_agent.tools.discovery import search_tools_names  # noqa: E402
 
@@ -47,6 +54,49 @@ def schema_bytes(registry, names) -> int:
 
 def common_prefix(texts: list[str]) -> int:
 	return len(os.path.commonprefix(texts).encode())
+
+
+def user_recall(registry, split: str, similarity) -> dict:
+	"""Recall of one split of the user-written set: offered up front, and offered or found by search."""
+	path = ROOT / "tests" / "selection" / f"user_questions.{split}.jsonl"
+	items = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+	offered = reachable = 0
+	counts, timings = [], []
+	for item in items:
+		started = time.perf_counter()
+		selection = select(session(registry), item["q"], similarity=similarity)
+		timings.append((time.perf_counter() - started) * 1000)
+		counts.append(len(selection.tools))
+		hit = any(t in selection.tools for t in item["any"])
+		offered += hit
+		if not hit:
+			found = search_tools_names(session(registry), item["q"], limit=8)
+			hit = any(t in found for t in item["any"])
+		reachable += hit
+	return {
+		"n": len(items),
+		"offered": offered,
+		"reachable": reachable,
+		"median": statistics.median(counts),
+		"max": max(counts),
+		"ms": statistics.median(timings),
+	}
+
+
+def print_user_recall(registry) -> None:
+	embedder = similarity_for(registry)
+	print("user-written set (routing tuned on dev only; test measured, never tuned on):")
+	for split in ("dev", "test"):
+		for label, similarity in (("keywords only", None), ("keywords + built-in embedder", embedder)):
+			if label.endswith("embedder") and similarity is None:
+				print(f"  {split:4} {label}: no built-in embedder installed (pip install wordllama)")
+				continue
+			r = user_recall(registry, split, similarity)
+			print(
+				f"  {split:4} {label:29} recall {r['offered']}/{r['n']} = {r['offered'] / r['n']:.1%}; "
+				f"with tools.search {r['reachable'] / r['n']:.1%}; tools offered median {r['median']:g}, "
+				f"max {r['max']}; routing median {r['ms']:.2f} ms"
+			)
 
 
 def main() -> int:
@@ -154,6 +204,7 @@ def main() -> int:
 		f"routing + prompt assembly: median {statistics.median(timings):.2f} ms, "
 		f"p95 {sorted(timings)[int(len(timings) * 0.95)]:.2f} ms, max {max(timings):.2f} ms"
 	)
+	print_user_recall(registry)
 	return 0
 
 

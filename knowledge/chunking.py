@@ -50,7 +50,7 @@ def chunk_document(
 				Chunk(
 					ordinal=len(chunks),
 					section=section,
-					label=f"{document.title} > {section}",
+					label=f"{document.cited_title} > {section}",
 					content=piece,
 				)
 			)

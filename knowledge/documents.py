@@ -2,7 +2,9 @@
 
 A document lives at ``<module>/<slug>.md``. Its front matter names the ``title``, the
 ``module`` (defaults to the folder), the ``doctypes`` it describes and, optionally, the
-``roles`` allowed to see it. Documents from later sources replace earlier ones with the
+``roles`` allowed to see it, and may name the ``version`` of ERPNext it describes (for example
+"ERPNext 15 / Frappe 15") and the ``sources`` it was checked against; the version is cited with
+the title (``cited_title``) so an answer says which release it describes. Documents from later sources replace earlier ones with the
 same ``module/slug``, so an organisation can replace a shipped explanation with its own.
 """
 
@@ -37,6 +39,8 @@ class Document:
 	body: str
 	doctypes: tuple[str, ...] = ()
 	roles: tuple[str, ...] = ()
+	version: str = ""
+	sources: tuple[str, ...] = ()
 	source: str = "shipped"
 	path: str | None = None
 	checksum: str = field(default="", compare=False)
@@ -45,9 +49,23 @@ class Document:
 	def key(self) -> str:
 		return f"{self.module}/{self.slug}"
 
+	@property
+	def cited_title(self) -> str:
+		"""The title as cited: with the version it describes, when the document names one."""
+		return f"{self.title} ({self.version})" if self.version else self.title
+
 	def with_checksum(self) -> Document:
 		payload = json.dumps(
-			[self.slug, self.module, self.title, list(self.doctypes), sorted(self.roles), self.body],
+			[
+				self.slug,
+				self.module,
+				self.title,
+				list(self.doctypes),
+				sorted(self.roles),
+				self.body,
+				self.version,
+				list(self.sources),
+			],
 			ensure_ascii=False,
 		)
 		digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
@@ -102,7 +120,7 @@ def build_document(
 	slug = slug.strip().lower()
 	if not _NAME.match(slug):
 		raise DocumentError(f"{origin}: the file name must be a lowercase slug like 'sales-returns'")
-	unknown = set(meta) - {"title", "module", "doctypes", "roles"}
+	unknown = set(meta) - {"title", "module", "doctypes", "roles", "version", "sources"}
 	if unknown:
 		raise DocumentError(f"{origin}: unknown front matter keys {sorted(unknown)}")
 	return Document(
@@ -112,6 +130,8 @@ def build_document(
 		body=body.strip(),
 		doctypes=_names(meta.get("doctypes"), origin, "doctypes"),
 		roles=_names(meta.get("roles"), origin, "roles"),
+		version=_version(meta.get("version"), origin),
+		sources=_names(meta.get("sources"), origin, "sources"),
 		source=source,
 		path=path,
 	).with_checksum()
@@ -192,8 +212,25 @@ def _names(value, origin: str, key: str) -> tuple[str, ...]:
 	if isinstance(value, str):
 		value = [value]
 	if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+		if key == "sources":
+			raise DocumentError(
+				f"{origin}: front matter 'sources' must be a list of texts; quote an entry with ': ' in it, "
+				'such as "manual: https://..."'
+			)
 		raise DocumentError(f"{origin}: front matter '{key}' must be a list of names")
 	return tuple(dict.fromkeys(item.strip() for item in value))
+
+
+def _version(value, origin: str) -> str:
+	if value is None:
+		return ""
+	if isinstance(value, (int, float)) and not isinstance(value, bool):
+		value = str(value)
+	if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
+		raise DocumentError(
+			f"{origin}: front matter 'version' must be one line such as 'ERPNext 15 / Frappe 15' (got {value!r})"
+		)
+	return value.strip()
 
 
 def _unique(documents: list[Document], *, within: str) -> list[Document]:

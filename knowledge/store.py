@@ -199,7 +199,7 @@ class PgVectorStore:
 					document.key,
 					document.slug,
 					document.module,
-					document.title,
+					document.cited_title,
 					list(document.doctypes),
 					roles,
 					document.source,

@@ -14,10 +14,12 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_session
+from noviz_agent.connectors import frappe_governance, frappe_session
 from noviz_agent.engine import gateway, responses
 from noviz_agent.engine.selection import make_model_picker
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
+from noviz_agent.governance import budgets
+from noviz_agent.governance.rate_gate import GatedProvider
 
 CONVERSATION = "Agent Conversation"
 LOG = "Agent Interaction Log"
@@ -67,7 +69,9 @@ def _over_rate_limit(user: str, values: dict) -> str | None:
 # --- recording ------------------------------------------------------------------------
 
 
-def _record(user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values):
+def _record(
+	user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values, new_name=None
+):
 	"""Write the turn and its log; if the conversation cannot be written, the log still is."""
 	conversation_name = conversation.name if conversation else None
 	log = frappe.get_doc(
@@ -104,7 +108,7 @@ def _record(user, conversation, question, outcome_response, outcome_log, entry, 
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
 		if conversation.is_new():
-			conversation.insert(ignore_permissions=True)
+			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
 		if log.conversation != conversation.name:
@@ -146,11 +150,30 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		# Not logged: a flood of refused requests would bury the real turns.
 		return _reply(records.error_response(limited, kind="refusal"), doc, None, turn)
 
+	cache = frappe_governance.response_cache(values, user)
+	first = doc is None
+	hit = cache.lookup(user, question, first_in_conversation=first) if cache else None
+	if hit is not None:
+		response = {**hit.response, "cached": {"kind": hit.kind, "question": hit.question}}
+		log = {
+			**records.failure_log(None, response_type=response.get("type") or "text"),
+			"cache_hit": hit.kind,
+		}
+		doc, log_doc = _record(user, doc, question, response, log, None, None, values)
+		return _reply(response, doc, log_doc, turn)
+
 	started = time.perf_counter()
 	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
+	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
+	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
+	held = None
 	try:
-		provider = frappe_session.make_provider(values)
-		session = frappe_session.build_session(values, turn=turn)
+		session = frappe_session.build_session(values, turn=turn, conversation=conversation_name)
+		caps, worst = frappe_governance.turn_budget(
+			user, session.person.roles, values, session.limits.max_tokens, records.Rates.from_settings(values)
+		)
+		held = budgets.reserve(frappe_governance.RedisUsage(), caps, worst, frappe.utils.getdate())
+		provider = GatedProvider(frappe_session.make_provider(values), frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
 		outcome = run_turn(
 			session,
@@ -170,6 +193,9 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			outcome.history_entry,
 			outcome.rules_sent,
 		)
+	except budgets.BudgetExceeded as exc:
+		response = records.error_response(str(exc), kind="refusal")
+		log, entry = records.failure_log(f"budget: {exc}", response_type="refusal"), None
 	except frappe_session.NotConfigured as exc:
 		hint = exc.admin_hint if "System Manager" in frappe.get_roles(user) else None
 		response = records.error_response(str(exc), hint)
@@ -187,8 +213,31 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", latency_ms=latency
 		)
 		entry = None
-	doc, log_doc = _record(user, doc, question, response, log, entry, rules_sent, values)
+	if held is not None:
+		_settle_budget(held, log, values)
+	doc, log_doc = _record(
+		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
+	)
+	if cache is not None and entry is not None:
+		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
+		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
 	return _reply(response, doc, log_doc, turn)
+
+
+WRITE_SUFFIXES = (".create", ".update", ".submit", ".cancel", ".apply")
+
+
+def _settle_budget(held, log: dict, values: dict) -> None:
+	"""Replace the turn's reservation with what it really spent, and record that spend."""
+	rates = records.Rates.from_settings(values)
+	tokens = int(log.get("prompt_tokens") or 0) + int(log.get("completion_tokens") or 0)
+	cost = records.estimate_cost(
+		log.get("prompt_tokens") or 0, log.get("cached_tokens") or 0, log.get("completion_tokens") or 0, rates
+	)
+	actual = budgets.Spend(tokens, cost)
+	crossed = budgets.settle(frappe_governance.RedisUsage(), held, actual)
+	frappe_governance.record_spend(held, actual)
+	frappe_governance.notify_crossed(crossed)
 
 
 def _model_picker(values: dict, provider, roles):
@@ -213,7 +262,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	token = _checked(validation.check_token, token)
 	doc = _own_conversation(conversation, user) if conversation else None
 	values = frappe_session.load_settings()
-	session = frappe_session.build_session(values, progress=False)
+	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)
@@ -277,10 +326,9 @@ def conversations(limit: int = 50, start: int = 0) -> list[dict]:
 
 @frappe.whitelist(methods=["GET", "POST"])
 def conversation(name: str) -> dict:
-	"""One conversation with its turns; the permission rules decide who may read it."""
-	_person()
-	doc = frappe.get_doc(CONVERSATION, name)
-	doc.check_permission("read")
+	"""One conversation with its turns: for its owner, or an Agent Auditor (whose read is recorded)."""
+	user = _person()
+	doc = frappe_governance.readable_conversation(name, user)
 	return {
 		"name": doc.name,
 		"title": doc.title,

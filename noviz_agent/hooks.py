@@ -30,3 +30,6 @@ doc_events = {
 
 # What the chat needs before its first call (no secrets): the message length limit.
 boot_session = "noviz_agent.api.boot_session"
+
+# Retention: old conversations and interaction log rows go every night (Agent Settings says when).
+scheduler_events = {"daily": ["noviz_agent.tasks.apply_retention"]}

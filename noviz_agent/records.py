@@ -103,10 +103,11 @@ def log_values(log: dict, *, request: str, person: str, conversation: str | None
 		"model": log.get("model") or "",
 		"error": error[:MAX_ERROR_CHARS] if error else None,
 		"failed": 1 if (error or response_type == "error") else 0,
+		"cache_hit": log.get("cache_hit") or None,
 	}
 
 
-def failure_log(error: str, *, response_type: str = "error", latency_ms: int = 0) -> dict:
+def failure_log(error: str | None, *, response_type: str = "error", latency_ms: int = 0) -> dict:
 	"""The engine-shaped log for a turn that failed before the engine could write its own."""
 	return {"response_type": response_type, "error": error, "latency_ms": latency_ms, "tools_called": []}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import frappe
 
 from noviz_agent.connectors import frappe_session
+from noviz_agent.engine import responses
 from noviz_agent.engine.errors import ToolError
 
 ANALYSIS_EVENT = "noviz_agent_analysis"
@@ -46,9 +47,18 @@ def run_analysis(
 				"error": "The analysis could not be finished; the error was logged for your administrator.",
 			},
 		)
+	if isinstance(answer.get("chart"), dict):
+		answer = {**answer, "chart": responses.safe_chart(answer["chart"])}
 	return _publish(user, {**answer, "status": "ok", "key": key, "turn": turn})
 
 
 def _publish(user: str, payload: dict) -> dict:
 	frappe.publish_realtime(ANALYSIS_EVENT, payload, user=user)
 	return payload
+
+
+def apply_retention() -> dict:
+	"""The nightly clean-up of the agent's own old records (see connectors/frappe_governance.py)."""
+	from noviz_agent.connectors.frappe_governance import apply_retention as run
+
+	return run()

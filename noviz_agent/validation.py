@@ -23,6 +23,10 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"timeout": ("Provider timeout (seconds)", 5, 600, 60),
 	"max_retries": ("Provider retries", 0, 10, 2),
 	"slow_turn_ms": ("Slow turn threshold (ms)", 1000, 900000, 20000),
+	"tokens_per_minute": ("Tokens per minute to the provider", 0, 100_000_000, 0),
+	"cache_seconds": ("Reuse a person's own answer for (seconds)", 0, 86_400, 0),
+	"keep_conversations_days": ("Keep conversations (days)", 0, 36_500, 0),
+	"keep_logs_days": ("Keep interaction log rows (days)", 0, 36_500, 0),
 }
 
 RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "good": "Up", "bad": "Down"}
@@ -108,11 +112,40 @@ def limit(values: dict, field: str) -> int:
 	return int(value) if low <= int(value) <= high else default
 
 
+# Frappe's web workers are killed after `http_timeout` seconds (120 unless the bench says otherwise);
+# a turn run inside a request must end, log and answer well before that.
+DEFAULT_WEB_TIMEOUT = 120
+WEB_TIMEOUT_MARGIN = 15
+
+
+def turn_seconds(configured: float, web_timeout: float | None) -> float:
+	"""The time limit for a turn run inside a web request: the setting, kept below the web timeout."""
+	web = float(web_timeout or DEFAULT_WEB_TIMEOUT)
+	return max(5.0, min(float(configured), web - WEB_TIMEOUT_MARGIN))
+
+
+def embedding_endpoint(values: dict) -> tuple[str | None, str | None]:
+	"""The embedding model's base URL and key; the main key is lent only to the main provider's own URL.
+
+	With an embedding URL of another host and no embedding key, no key is sent at all: the
+	provider's key must never reach a host the administrator did not give it to.
+	"""
+	main_url = (values.get("base_url") or "").strip().rstrip("/")
+	url = (values.get("embedding_base_url") or "").strip().rstrip("/") or main_url
+	key = values.get("embedding_api_key") or (values.get("api_key") if url == main_url else None)
+	return url or None, key or None
+
+
+# C0 control characters other than tab, line feed and carriage return (and DEL): terminal escapes,
+# NUL bytes and bells pasted from other programs mean nothing to the model and break some stores.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def check_message(message, max_chars: int) -> str:
-	"""The question to send, stripped; an empty or oversize one is refused with the limit named."""
+	"""The question to send, stripped of control characters; an empty or oversize one is refused."""
 	if not isinstance(message, str):
 		raise InputError("The message must be text.")
-	text = message.strip()
+	text = _CONTROL.sub(" ", message).strip()
 	if not text:
 		raise InputError("The message is empty: type a question or a request.")
 	if len(text) > max_chars:

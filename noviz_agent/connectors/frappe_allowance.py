@@ -46,6 +46,23 @@ def policy_rows() -> list[dict]:
 	return [{**row, "module": row.module or None, "tool": row.tool or None} for row in rows]
 
 
+def policy_limits() -> list[dict]:
+	"""Per-role access and row bounds of the enabled Agent Role Policies."""
+	if not frappe.db.table_exists("Agent Role Policy"):
+		return []
+	return frappe.get_all(
+		"Agent Role Policy",
+		filters={"enabled": 1},
+		fields=["role", "access", "max_rows"],
+		order_by="role asc",
+	)
+
+
+def site_policy() -> RolePolicy:
+	"""The administrator's whole policy: rules and per-role limits."""
+	return RolePolicy.from_rows(policy_rows()).with_limits(policy_limits())
+
+
 def _registry_digest(registry) -> str:
 	return hashlib.sha256("\n".join(sorted(registry.names())).encode()).hexdigest()[:12]
 
@@ -57,7 +74,7 @@ def cache_key(person, registry) -> str:
 def compute(person, connector, registry) -> frozenset[str]:
 	"""The allowance computed afresh from the site's permissions and the policy."""
 	permissions = {entity: set(connector.permissions(entity)) for entity in connector.entities()}
-	return allowed_tools(registry, permissions, person.roles, RolePolicy.from_rows(policy_rows()))
+	return allowed_tools(registry, permissions, person.roles, site_policy())
 
 
 def allowance(person, connector, registry) -> frozenset[str]:

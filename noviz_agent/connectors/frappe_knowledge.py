@@ -12,7 +12,7 @@ import frappe
 
 from knowledge.documents import document_from_record
 from knowledge.service import KnowledgeConfig, load_documents, open_knowledge
-from noviz_agent.validation import lines
+from noviz_agent.validation import embedding_endpoint, lines
 
 DOCTYPE = "Agent Knowledge Document"
 
@@ -25,13 +25,14 @@ def data_dir() -> Path:
 def config(values: dict) -> KnowledgeConfig:
 	"""The knowledge configuration from Agent Settings values (with secrets) and site configuration."""
 	folder = (values.get("knowledge_folder") or "").strip()
+	url, key = embedding_endpoint(values)
 	return KnowledgeConfig(
 		dsn=frappe.conf.get("noviz_knowledge_dsn") or None,
 		data_dir=data_dir(),
 		docs_dirs=(Path(folder),) if folder else (),
 		embedding_model=values.get("embedding_model") or None,
-		embedding_base_url=values.get("embedding_base_url") or values.get("base_url") or None,
-		embedding_api_key=values.get("embedding_api_key") or values.get("api_key") or None,
+		embedding_base_url=url,
+		embedding_api_key=key,
 	)
 
 

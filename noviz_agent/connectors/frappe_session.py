@@ -6,6 +6,7 @@ hands the engine plain objects; the engine never sees frappe.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -88,12 +89,22 @@ def limits_from(values: dict) -> Limits:
 	"""Turn limits from Agent Settings, each falling back to its default when unset."""
 	return Limits(
 		max_steps=validation.limit(values, "max_steps"),
-		max_seconds=float(validation.limit(values, "max_seconds")),
+		max_seconds=validation.turn_seconds(
+			validation.limit(values, "max_seconds"), frappe.conf.get("http_timeout")
+		),
 		page_size=validation.limit(values, "page_size"),
 		history_turns=validation.limit(values, "history_turns"),
 		max_tools=validation.limit(values, "max_tools"),
 		proposal_ttl_seconds=validation.limit(values, "proposal_ttl_minutes") * 60,
 	)
+
+
+def bounded_by_policy(limits: Limits, person: Person) -> Limits:
+	"""The turn's limits with the role policy's row bound applied (it only ever lowers them)."""
+	from noviz_agent.connectors.frappe_allowance import site_policy
+
+	bound = site_policy().max_rows(person.roles)
+	return dataclasses.replace(limits, page_size=min(limits.page_size, bound)) if bound else limits
 
 
 def site_secret() -> bytes:
@@ -201,7 +212,9 @@ def long_queue_served() -> bool:
 		return False
 
 
-def build_session(values: dict, *, turn: str | None = None, progress: bool = True) -> Session:
+def build_session(
+	values: dict, *, turn: str | None = None, progress: bool = True, conversation: str | None = None
+) -> Session:
 	"""The Session for the signed-in person; everything it holds is theirs alone."""
 	from noviz_agent.connectors.frappe_allowance import allowance
 	from noviz_agent.connectors.frappe_knowledge import opener
@@ -216,13 +229,14 @@ def build_session(values: dict, *, turn: str | None = None, progress: bool = Tru
 		connector=connector,
 		registry=registry,
 		allowed=allowance(person, connector, registry),
-		limits=limits_from(values),
+		limits=bounded_by_policy(limits_from(values), person),
 		secret=site_secret(),
 		proposals=RedisStore("proposal"),
 		# Results are per person: a result id from someone else's turn finds nothing.
 		results=RedisStore(f"result:{user}"),
 		writes_enabled=bool(values.get("enable_writes")),
 		progress=progress_sender(user, turn) if (progress and turn) else None,
+		conversation=conversation,
 		# Opened lazily: most turns never search the process documents.
 		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
 		# rather than waiting for a job that would never start.

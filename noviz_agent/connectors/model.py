@@ -122,6 +122,8 @@ class Entity:
 	writable: tuple[str, ...] = ()
 	required: tuple[str, ...] = ()
 	children: dict[str, Child] = field(default_factory=dict)
+	# Why people never create this entity here (set up once, or posted by other documents); "" when they do.
+	read_only_reason: str = ""
 
 	# --- canonical ↔ DocType names -------------------------------------------------
 
@@ -316,7 +318,24 @@ def _entity(raw: dict, module: str, where: str) -> Entity:
 		writable=writable,
 		required=_check_names(raw.get("required", []), writable_known, "'required'", where),
 		children=children,
+		read_only_reason=_read_only_reason(raw, actions, where),
 	)
+
+
+def _read_only_reason(raw: dict, actions: tuple[str, ...], where: str) -> str:
+	"""An entity without a create tool must say why; one with a create tool must not claim to be read-only."""
+	reason = raw.get("read_only_reason", "")
+	if not isinstance(reason, str):
+		raise MapError(f"{where}: 'read_only_reason' must be a sentence")
+	reason = reason.strip()
+	if "create" in actions and reason:
+		raise MapError(f"{where}: has a create action, so it cannot give a 'read_only_reason'")
+	if "create" not in actions and len(reason) < 20:
+		raise MapError(
+			f"{where}: has no create action; say why people never create it here in 'read_only_reason' "
+			"(set up once, posted by other documents, ...) or give it create/update and 'writable'"
+		)
+	return reason
 
 
 def load_file(path: Path) -> list[Entity]:

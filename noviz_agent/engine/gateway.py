@@ -80,6 +80,30 @@ def _elapsed_ms(started: float) -> float:
 	return round((time.perf_counter() - started) * 1000, 2)
 
 
+# Arguments a model can send: far more than any real call needs, far less than hurts the worker.
+MAX_ARGUMENT_BYTES = 64_000
+MAX_ARGUMENT_DEPTH = 24
+
+
+def _shape_problem(args: dict) -> str | None:
+	"""Why arguments are too deep or too large to look at, found without recursion."""
+	stack, size = [(args, 1)], 0
+	while stack:
+		value, depth = stack.pop()
+		if depth > MAX_ARGUMENT_DEPTH:
+			return f"they are nested more than {MAX_ARGUMENT_DEPTH} levels deep"
+		if isinstance(value, dict):
+			size += sum(len(str(k)) for k in value)
+			stack.extend((v, depth + 1) for v in value.values())
+		elif isinstance(value, list | tuple):
+			stack.extend((v, depth + 1) for v in value)
+		else:
+			size += len(str(value))
+		if size > MAX_ARGUMENT_BYTES:
+			return f"they are too large (over {MAX_ARGUMENT_BYTES:,} characters)"
+	return None
+
+
 def check_call(session: Session, name: str, args: Any) -> str | None:
 	"""Why this call may not run, in words the model can act on; None when it may."""
 	tool = session.registry.get(name)
@@ -95,6 +119,9 @@ def check_call(session: Session, name: str, args: Any) -> str | None:
 		)
 	if not isinstance(args, dict):
 		return f"Arguments for '{name}' must be a JSON object, not {type(args).__name__}."
+	shape = _shape_problem(args)
+	if shape:
+		return f"The arguments for '{name}' cannot be used: {shape}. Send only the fields the tool needs."
 	validator = jsonschema.Draft202012Validator(tool.parameters)
 	errors = sorted(validator.iter_errors(args), key=lambda e: list(e.path))
 	if errors:
@@ -114,7 +141,8 @@ def call_tool(session: Session, name: str, args: Any) -> ToolResult:
 	args = args if args is not None else {}
 	problem = check_call(session, name, args)
 	if problem:
-		return ToolResult(name, args if isinstance(args, dict) else {}, "error", error=problem)
+		kept = args if isinstance(args, dict) and _shape_problem(args) is None else {}
+		return ToolResult(name, kept, "error", error=problem)
 	tool = session.registry[name]
 	if tool.writes:
 		return _propose(session, tool, args, started)
@@ -162,17 +190,25 @@ def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
 	nonce = secrets.token_urlsafe(16)
 	expires = int(session.clock() + session.limits.proposal_ttl_seconds)
 	digest = args_hash(args)
+	# The document's version as the person saw it: a confirm after someone else changed the
+	# document is refused, so nobody submits or changes a document they have not seen.
+	version = str(preview.get("version") or "")
+	conversation = session.conversation or ""
 	record = {
 		"user": session.user,
 		"tool": tool.name,
 		"args": args,
 		"args_hash": digest,
 		"expires": expires,
+		"version": version,
+		"conversation": conversation,
 		"preview": preview,
 	}
 	session.proposals.put(nonce, record, session.limits.proposal_ttl_seconds)
-	token = f"{nonce}.{_sign(session.secret, nonce, session.user, tool.name, digest, str(expires))}"
-	proposal = {"token": token, "tool": tool.name, "expires": expires, **preview}
+	signature = _sign(
+		session.secret, nonce, session.user, tool.name, digest, str(expires), version, conversation
+	)
+	proposal = {"token": f"{nonce}.{signature}", "tool": tool.name, "expires": expires, **preview}
 	return ToolResult(tool.name, args, "proposal", proposal=proposal, ms=_elapsed_ms(started))
 
 
@@ -193,7 +229,14 @@ def _open(session: Session, token: str, *, take: bool) -> dict:
 			"Ask the agent to prepare the change again."
 		)
 	expected = _sign(
-		session.secret, nonce, record["user"], record["tool"], record["args_hash"], str(record["expires"])
+		session.secret,
+		nonce,
+		record["user"],
+		record["tool"],
+		record["args_hash"],
+		str(record["expires"]),
+		record.get("version", ""),
+		record.get("conversation", ""),
 	)
 	if not hmac.compare_digest(signature, expected) or args_hash(record["args"]) != record["args_hash"]:
 		if take:
@@ -203,6 +246,12 @@ def _open(session: Session, token: str, *, take: bool) -> dict:
 		if take:
 			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
 		raise ProposalRefused("This proposal was prepared for another person; only they can confirm it.")
+	if record.get("conversation") and record["conversation"] != (session.conversation or ""):
+		if take:
+			session.proposals.put(nonce, record, max(1, record["expires"] - session.clock()))
+		raise ProposalRefused(
+			"This proposal belongs to another conversation; confirm it there, or ask again here."
+		)
 	if record["expires"] < session.clock():
 		raise ProposalRefused("This proposal has expired. Ask the agent to prepare the change again.")
 	return record
@@ -223,7 +272,38 @@ def confirm(session: Session, token: str) -> ToolResult:
 		return ToolResult(
 			name, args, "refused", error="Changes through the agent are switched off on this site."
 		)
-	return _run(session, session.registry[name], args, started)
+	tool = session.registry[name]
+	if record.get("version"):
+		stale = _stale(session, tool, record, started)
+		if stale is not None:
+			return stale
+	return _run(session, tool, args, started)
+
+
+def _stale(session: Session, tool, record: dict, started: float) -> ToolResult | None:
+	"""A fresh proposal when the document changed since the person saw it; None when it has not.
+
+	The preview is built again as the person (so a permission lost since is noticed too) and its
+	version compared with the one the token was signed for.
+	"""
+	args = record["args"]
+	fresh = _propose(session, tool, args, started)
+	if fresh.status != "proposal":
+		return fresh
+	now = str((fresh.proposal or {}).get("version") or "")
+	if now == record["version"]:
+		# Unchanged: the fresh proposal is withdrawn at once; the original one is carried out.
+		session.proposals.take(fresh.proposal["token"].split(".")[0])
+		return None
+	what = (
+		" ".join(str(p) for p in (record["preview"].get("doctype"), args.get("name")) if p) or "The document"
+	)
+	fresh.error = (
+		f"{what} was changed since this proposal was shown, so nothing was done. Here is the proposal "
+		"again with the document as it is now; confirm it if it is still what you want."
+	)
+	fresh.meta["stale"] = {"shown": record["version"], "now": now}
+	return fresh
 
 
 def cancel(session: Session, token: str) -> ToolResult:

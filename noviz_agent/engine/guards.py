@@ -7,6 +7,7 @@ failure it prevents.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -20,6 +21,8 @@ class GuardState:
 	calls: dict[tuple[str, str], int] = field(default_factory=dict)
 	pages: dict[str, set[int]] = field(default_factory=dict)
 	fired: list[str] = field(default_factory=list)
+	# Untrusted text read this turn that reads like an instruction: where it came from and an excerpt.
+	instructions_seen: list[dict] = field(default_factory=list)
 
 	def record(self, name: str, args: dict) -> None:
 		key = (name, args_hash(args))
@@ -90,3 +93,52 @@ def check(name: str, args: dict, state: GuardState, guards: tuple[Guard, ...] = 
 			state.fired.append(verdict.guard)
 			return verdict
 	return None
+
+
+# --- untrusted text ------------------------------------------------------------------
+
+# Phrases that address a model rather than a reader: record fields, documents and passages are
+# written by people outside this conversation and must never steer a write.
+_INSTRUCTION = re.compile(
+	r"(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your|system)"
+	r"\s+(instructions?|prompts?|rules?|messages?)"
+	r"|\byou\s+are\s+now\b|\bnew\s+instructions?\s*:|\b(system|assistant|developer)\s*(prompt)?\s*:"
+	r"|<\|?(im_start|system|tool_call|python_tag)\|?>|\[TOOL_CALLS\]"
+	r"|\b(do\s+not|don't|never)\s+(tell|inform|ask|show)\s+the\s+(user|person|customer)"
+	r"|\b(as\s+an?\s+)?(ai|assistant|agent|model)\s*,?\s+(you\s+)?(must|should|will)\s+"
+	r"(now\s+)?(create|submit|cancel|delete|pay|transfer|approve|update)",
+	re.IGNORECASE,
+)
+
+
+def instruction_in(text: str) -> str | None:
+	"""An excerpt of the first instruction-like passage in untrusted text, or None."""
+	match = _INSTRUCTION.search(text or "")
+	if match is None:
+		return None
+	start = max(0, match.start() - 40)
+	return " ".join(text[start : match.end() + 80].split())
+
+
+def note_untrusted(state: GuardState, source: str, text: str) -> None:
+	"""Remember instruction-like content in text that came from data, with where it came from."""
+	excerpt = instruction_in(text)
+	if excerpt:
+		state.instructions_seen.append({"source": source, "excerpt": excerpt})
+
+
+def write_after_untrusted_instructions(state: GuardState) -> dict | None:
+	"""Flags a write proposed after reading data that talks like an instruction.
+
+	The write is not blocked (the person may really want it), but the proposal tells them
+	that the turn read such text, and where, so an injected request cannot pass as theirs.
+	"""
+	if not state.instructions_seen:
+		return None
+	state.fired.append("write_after_untrusted_instructions")
+	sources = ", ".join(dict.fromkeys(item["source"] for item in state.instructions_seen))
+	return {
+		"message": "Before this was proposed, the agent read text that contains instructions "
+		f"(in {sources}). Make sure this change is what you asked for; if not, cancel it.",
+		"sources": state.instructions_seen[:3],
+	}

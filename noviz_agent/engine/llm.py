@@ -447,7 +447,10 @@ def _new_id() -> str:
 def _parse_arguments(raw: Any) -> tuple[dict | None, str, str | None]:
 	"""(arguments, raw text, error): never raises, so a malformed call goes back to the model as an error."""
 	if isinstance(raw, dict):
-		return raw, json.dumps(raw, ensure_ascii=False), None
+		try:
+			return raw, json.dumps(raw, ensure_ascii=False), None
+		except (RecursionError, ValueError, TypeError):
+			return None, "", "the arguments could not be read as JSON (nested too deeply or not JSON values)"
 	text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw))
 	if not text.strip():
 		return {}, text, None
@@ -457,6 +460,8 @@ def _parse_arguments(raw: Any) -> tuple[dict | None, str, str | None]:
 			value = json.loads(value)  # some servers encode the arguments twice
 	except ValueError as exc:
 		return None, text, f"{getattr(exc, 'msg', exc)} at position {getattr(exc, 'pos', '?')}"
+	except RecursionError:
+		return None, text, "the JSON is nested too deeply"
 	if not isinstance(value, dict):
 		return None, text, f"a JSON {type(value).__name__} was sent where an object was expected"
 	return value, text, None

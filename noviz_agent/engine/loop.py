@@ -78,7 +78,15 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 			call.name, call.arguments, "error", error=verdict.message, meta={"guard": verdict.guard}
 		)
 	state.record(call.name, call.arguments)
-	return gateway.call_tool(session, call.name, call.arguments)
+	result = gateway.call_tool(session, call.name, call.arguments)
+	if result.status == "ok":
+		guards.note_untrusted(state, f"the result of {call.name}", result.for_model())
+	elif result.status == "proposal" and result.proposal is not None:
+		warning = guards.write_after_untrusted_instructions(state)
+		if warning:
+			result.proposal["warning"] = warning
+			result.meta["guard"] = "write_after_untrusted_instructions"
+	return result
 
 
 def run(
@@ -87,11 +95,18 @@ def run(
 	messages: list[dict],
 	*,
 	clock: Callable[[], float] = time.monotonic,
+	untrusted: tuple[tuple[str, str], ...] = (),
 ) -> LoopResult:
-	"""Run the loop until the model answers, a proposal awaits the person, or a limit is hit."""
+	"""Run the loop until the model answers, a proposal awaits the person, or a limit is hit.
+
+	`untrusted` is (source, text) read before the loop (knowledge passages, say), watched by the
+	same guard as tool results.
+	"""
 	limits = session.limits
 	outcome = LoopResult(messages=messages)
 	state = guards.GuardState()
+	for source, text in untrusted:
+		guards.note_untrusted(state, source, text)
 	deadline = clock() + limits.max_seconds
 	try:
 		for step in range(1, limits.max_steps + 1):

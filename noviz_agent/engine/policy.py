@@ -38,6 +38,15 @@ class Rule:
 		return bool(self.tool or self.module)
 
 
+@dataclass(frozen=True)
+class RoleLimit:
+	"""Per-role bounds from Agent Role Policy: read-only, and the most rows a tool may return."""
+
+	role: str
+	read_only: bool = False
+	max_rows: int | None = None
+
+
 class PolicyError(ValueError):
 	"""A policy row cannot be understood; the message names the row."""
 
@@ -47,6 +56,7 @@ class RolePolicy:
 	"""The administrator's rules, as data."""
 
 	rules: tuple[Rule, ...] = ()
+	limits: tuple[RoleLimit, ...] = ()
 
 	@classmethod
 	def from_rows(cls, rows: Iterable[Mapping]) -> RolePolicy:
@@ -68,6 +78,33 @@ class RolePolicy:
 			rules.append(Rule(role, effect, module, tool))
 		return cls(tuple(rules))
 
+	def with_limits(self, rows: Iterable[Mapping]) -> RolePolicy:
+		"""This policy plus per-role limits from `{role, access, max_rows}` rows."""
+		limits = []
+		for row in rows:
+			role = (row.get("role") or "").strip()
+			if not role:
+				continue
+			access = (row.get("access") or "Read and write").strip().lower()
+			if access not in ("read and write", "read only"):
+				raise PolicyError(f"Policy for {role}: access must be 'Read and write' or 'Read only'")
+			max_rows = int(row.get("max_rows") or 0) or None
+			if max_rows is not None and max_rows < 1:
+				raise PolicyError(f"Policy for {role}: the most rows must be a positive number")
+			limits.append(RoleLimit(role, access == "read only", max_rows))
+		return RolePolicy(self.rules, tuple(limits))
+
+	def read_only(self, roles: Iterable[str]) -> bool:
+		"""Read-only when any of the person's roles is: like a deny, the narrower rule wins."""
+		held = set(roles)
+		return any(limit.read_only for limit in self.limits if limit.role in held)
+
+	def max_rows(self, roles: Iterable[str]) -> int | None:
+		"""The smallest row bound among the person's roles, or None."""
+		held = set(roles)
+		bounds = [limit.max_rows for limit in self.limits if limit.role in held and limit.max_rows]
+		return min(bounds) if bounds else None
+
 	def for_roles(self, roles: Iterable[str]) -> tuple[list[Rule], list[Rule]]:
 		"""The allow and deny rules that apply to a person with these roles."""
 		held = set(roles)
@@ -76,7 +113,8 @@ class RolePolicy:
 
 	def fingerprint(self) -> str:
 		rows = sorted((r.role, r.effect, r.module or "", r.tool or "") for r in self.rules)
-		return hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]
+		limits = sorted((x.role, x.read_only, x.max_rows or 0) for x in self.limits)
+		return hashlib.sha256(json.dumps([rows, limits]).encode()).hexdigest()[:16]
 
 
 def site_permits(tool, permissions: Mapping[str, set[str]]) -> bool:
@@ -98,12 +136,16 @@ def allowed_tools(
 ) -> frozenset[str]:
 	"""The tools this person may be offered: the site's permissions, then the policy, only removing."""
 	policy = policy or RolePolicy()
+	roles = list(roles)
 	allows, denies = policy.for_roles(roles)
+	read_only = policy.read_only(roles)
 	router = router_for(registry)
 	spine = set(spine_names())
 	allowed = []
 	for tool in registry:
 		if not site_permits(tool, connector_permissions):
+			continue
+		if read_only and tool.writes:
 			continue
 		module = router.module_of(tool)
 		modules = {module, tool.module}

@@ -7,6 +7,7 @@ result supports are flagged.
 
 from __future__ import annotations
 
+import html
 import math
 import re
 from collections.abc import Iterable
@@ -96,8 +97,29 @@ def cards_from(data: Any) -> list[dict] | None:
 def chart_from(data: Any) -> dict | None:
 	chart = data.get("chart") if isinstance(data, dict) else None
 	if isinstance(chart, dict) and isinstance(chart.get("data"), list):
-		return chart
+		return safe_chart(chart)
 	return None
+
+
+# Plotly draws a subset of HTML in every text it shows (titles, tick labels, legend, hover): a
+# customer named '<a href=...>' would become a link. Plotly decodes entities, so escaped text is
+# shown exactly as written. Templates are the chart builder's own markup and are kept.
+_CHART_MARKUP_KEYS = frozenset({"hovertemplate", "texttemplate"})
+
+
+def safe_chart(figure: dict) -> dict:
+	"""A copy of a Plotly figure whose every text shows literally; markup in data never renders."""
+	return _escaped(figure)
+
+
+def _escaped(value: Any, key: str = "") -> Any:
+	if isinstance(value, str):
+		return value if key in _CHART_MARKUP_KEYS else html.escape(value, quote=False)
+	if isinstance(value, dict):
+		return {k: _escaped(v, k) for k, v in value.items()}
+	if isinstance(value, list | tuple):
+		return [_escaped(v, key) for v in value]
+	return value
 
 
 def sources_from(data: Any) -> list[dict]:

@@ -20,9 +20,12 @@ import Stemmer
 
 DATA_PATH = Path(__file__).parent / "data" / "modules.json"
 _WORD = re.compile(r"[A-Za-z0-9]+")
+# Clauses of a request: "We received the steel, make the GRN" asks in its second clause.
+_CLAUSE = re.compile(r"[,;:.!?]+\s+|\s+(?:and|then)\s+")
 # "SO", "POs", "RFQ": capitals are abbreviations, matched as written ("so" is an English word)
 _ABBREVIATION = re.compile(r"^([A-Z]{2,6})s?$")
 _STEMMER = Stemmer.Stemmer("english")
+_OBJECT_PRONOUNS = {"me", "us", "him", "her", "them", "it"}
 
 
 @functools.lru_cache(maxsize=1)
@@ -70,6 +73,7 @@ class Route:
 	intents: frozenset[str]  # actions asked for: create, update, submit, cancel, count, get
 	ids: tuple[str, ...] = ()  # entities whose document IDs appear in the question
 	hits: tuple[str, ...] = field(default=())  # the words and phrases that matched, for the log
+	imperative: bool = False  # a clause opens with a verb that is not a read verb ("raise", "book", ...)
 
 
 class Router:
@@ -103,6 +107,8 @@ class Router:
 		for abbreviation, key in data.get("abbreviations", {}).items():
 			if key in self.entity_module:
 				self._abbrev.setdefault(abbreviation, key)
+		lower = data.get("lowercase_abbreviations", {}).get("words", ())
+		self._lower_abbrev = {w: self._abbrev[w.upper()] for w in lower if w.upper() in self._abbrev}
 		prefixes = {p: e for p, e in data.get("id_prefixes", {}).items() if e in self.entity_module}
 		self._id_prefixes = prefixes
 		alternation = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
@@ -112,6 +118,19 @@ class Router:
 			for text in texts:
 				self._intents.setdefault(tuple(stems(text)), set()).add(intent)
 		self._intent_longest = max((len(k) for k in self._intents), default=1)
+		imperative = data.get("imperative", {})
+		self._prefixes = sorted(
+			{tuple(stems(t)) for t in imperative.get("prefixes", ())} - {()}, key=len, reverse=True
+		)
+		self._not_verbs = {stem for text in imperative.get("not_verbs", ()) for stem in stems(text)}
+		self._light_verbs = {stem for text in imperative.get("light_verbs", ()) for stem in stems(text)}
+		# stemmed opening phrase → (entity, entities or None, action): "ship" → delivery_note create
+		self._openers = {
+			tuple(stems(text)): (target, action)
+			for text, (target, action) in data.get("action_words", {}).get("words", {}).items()
+			if stems(text)
+		}
+		self._opener_longest = max((len(k) for k in self._openers), default=1)
 		self._related = [(tuple(rule["if"]), tuple(rule["add"])) for rule in data.get("related", ())]
 		self.limits = dict(data.get("limits", {}))
 		# A module's main entities first: when only the module is named, their list tools are offered.
@@ -171,12 +190,18 @@ class Router:
 				hits.append(match.group(0))
 				ids.append(key)
 				entities[key] = entities.get(key, 0) + 2
+		imperative, asked, named = self._imperatives(text)
+		for key in named:
+			hits.append(key)
+			entities[key] = entities.get(key, 0) + 1
 		for key in entities:
 			module = self.entity_module[key]
 			module_score[module] = module_score.get(module, 0) + entities[key]
-		intents = self._find_intents(words)
+		intents = self._find_intents(words) | asked
 		if ids:
 			intents.add("get")
+			if imperative:
+				intents.add("update")
 		direct = frozenset(module_score)
 		widened = self._widen(direct, entities)
 		modules = tuple(sorted(direct | set(widened), key=self.rank))
@@ -188,7 +213,56 @@ class Router:
 			intents=frozenset(intents),
 			ids=tuple(dict.fromkeys(ids)),
 			hits=tuple(dict.fromkeys(hits)),
+			imperative=imperative,
 		)
+
+	def _imperatives(self, text: str) -> tuple[bool, set[str], list[str]]:
+		"""Whether a clause opens with a verb other than a read verb, the actions asked, the entities named.
+
+		Any verb counts ("raise", "book", "key in"): a request that opens with one asks for a write,
+		so its entities' create tools are offered; an action word ("ship", "bill") also names its entity.
+		"""
+		imperative, actions, named = False, set(), []
+		for clause in _CLAUSE.split(text):
+			opener = self._opener(stems(clause))
+			if not opener:
+				continue
+			target, action = self._openers.get(tuple(opener), (None, None))
+			if target is None and opener[0] in self._not_verbs and not self._light_use(opener[0], clause):
+				continue
+			imperative = True
+			actions.add(action or "create")
+			targets = target if isinstance(target, list) else [target]
+			named.extend(t for t in targets if t in self.entity_module)
+		return imperative, actions, named
+
+	def _light_use(self, stem: str, clause: str) -> bool:
+		"""A light verb with an object: "get a PO out", "give Acme a price" (not "give me the list")."""
+		if stem not in self._light_verbs:
+			return False
+		tokens = _WORD.findall(clause)
+		at = next((i for i, t in enumerate(tokens) if _stem(t.lower()) == stem), None)
+		after = tokens[at + 1] if at is not None and at + 1 < len(tokens) else ""
+		return after.lower() in ("a", "an") or (after[:1].isupper() and after.upper() != after)
+
+	def _opener(self, words: list[str]) -> list[str]:
+		"""The words a clause opens with after a polite prefix: the action word phrase, or its first word."""
+		stripped = True
+		while stripped and words:
+			stripped = False
+			for prefix in self._prefixes:
+				if tuple(words[: len(prefix)]) == prefix:
+					words, stripped = words[len(prefix) :], True
+					break
+		if not words or words[0].isdigit():
+			return []
+		# "clock me in" is the phrasal verb "clock in" with its object inside
+		if len(words) > 2 and words[1] in _OBJECT_PRONOUNS:
+			words = [words[0], *words[2:]]
+		for n in range(min(self._opener_longest, len(words)), 0, -1):
+			if tuple(words[:n]) in self._openers:
+				return words[:n]
+		return words[:1]
 
 	def _abbreviation(self, token: str) -> str | None:
 		if token in self._abbrev:
@@ -200,7 +274,7 @@ class Router:
 		upper = token.upper()
 		if len(token) >= 3 and upper in self._abbrev:
 			return self._abbrev[upper]
-		return None
+		return self._lower_abbrev.get(token.lower().removesuffix("s") if len(token) == 3 else token.lower())
 
 	def _find_intents(self, words: list[str]) -> set[str]:
 		found: set[str] = set()

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from noviz_agent.engine.routing import Route, Router, router_for, spine_names
+from noviz_agent.engine.similarity import Near, Similarity, similarity_for
 
 log = logging.getLogger(__name__)
 
@@ -28,12 +29,17 @@ ENTITY_READ = 60
 ENTITY_ACTION = 58
 ENTITY_COUNT = 55
 MODULE_TOOL = 40
+SIMILAR_ENTITY = 36  # an entity (or tool) whose description is close in meaning to the question
+SIMILAR_TOOL = 35
 MODULE_LIST = 20
 WIDENED_TOOL = 15
 WIDENED_LIST = 10
 READ_ACTIONS = ("list", "get")
 
 ModulePicker = Callable[[str, list[str]], Iterable[str]]
+# select()'s similarity default: the built-in embedder when installed; pass None for keywords only.
+BUILTIN = object()
+NO_MATCH = Near({}, {})
 
 
 @dataclass(frozen=True)
@@ -46,6 +52,7 @@ class Selection:
 	cut: tuple[str, ...] = ()  # removed by the cap, strongest first
 	reasons: dict[str, str] = field(default_factory=dict)
 	route: Route | None = None
+	near: Near = NO_MATCH  # entities and tools matched by meaning
 
 	def schemas(self, registry) -> list[dict]:
 		"""The function definitions to send, in the stable offered order."""
@@ -62,13 +69,21 @@ def select(
 	cap: int | None = None,
 	model_picker: ModulePicker | None = None,
 	router: Router | None = None,
+	similarity: Similarity | None | object = BUILTIN,
 ) -> Selection:
-	"""Choose the tools for one request from `session.allowed`; also records them in `session.offered`."""
+	"""Choose the tools for one request from `session.allowed`; also records them in `session.offered`.
+
+	`similarity` adds the entities and tools closest in meaning to the question (the built-in
+	embedder by default; None routes on keywords alone).
+	"""
 	registry = session.registry
 	router = router or router_for(registry)
 	cap = cap if cap is not None else session.limits.max_tools
 	view = allowance_view(registry, router, session.allowed)
 	route = router.route(question)
+	if similarity is BUILTIN:
+		similarity = similarity_for(registry)
+	near = similarity.near(question) if similarity is not None else NO_MATCH
 	direct, modules = set(route.direct), set(route.modules)
 	if model_picker is not None:
 		picked = _pick(model_picker, question, [m for m in router.order if m in view.modules])
@@ -76,6 +91,7 @@ def select(
 		modules |= picked
 	spine = [n for n in spine_names() if n in view.module]
 	scores = _score(router, route, view, set(spine), direct, modules, session.offered)
+	_score_near(scores, route, near, view, set(spine))
 	ranked = sorted(scores, key=lambda name: (-scores[name][0], view.index[name]))
 	room = max(cap - len(spine), 0)
 	kept, cut = ranked[:room], tuple(spine[cap:]) + tuple(ranked[room:])
@@ -85,10 +101,17 @@ def select(
 	reasons.update({name: scores[name][1] for name in kept})
 	if cut:
 		log.info("tool cap %s cut %d tools: %s", cap, len(cut), ", ".join(cut))
+	modules |= {router.entity_module[e] for e in near.entities if e in router.entity_module}
 	chosen = tuple(m for m in router.order if m in modules and m in view.modules)
 	session.offered.update(tools)
 	return Selection(
-		modules=chosen, tools=tools, spine=tuple(spine_kept), cut=cut, reasons=reasons, route=route
+		modules=chosen,
+		tools=tools,
+		spine=tuple(spine_kept),
+		cut=cut,
+		reasons=reasons,
+		route=route,
+		near=near,
 	)
 
 
@@ -167,6 +190,23 @@ def _score(router, route, view, spine, direct, modules, found) -> dict[str, tupl
 		for tool in view.lists.get(module, ())[:budget]:
 			offer(tool.name, MODULE_LIST if is_direct else WIDENED_LIST, f"module {module} {how}")
 	return scores
+
+
+def _score_near(scores: dict, route: Route, near: Near, view, spine: set[str]) -> None:
+	"""Offer what is close in meaning: an entity's reads and asked actions, a tool itself."""
+
+	def offer(name: str, score: float, reason: str) -> None:
+		if name in view.module and name not in spine and name not in scores:
+			scores[name] = (score, reason)
+
+	analytic = "count" in route.intents
+	for entity, closeness in near.entities.items():
+		for tool in view.by_entity.get(entity, ()):
+			action = tool.action or ""
+			if action in READ_ACTIONS or action in route.intents or (action == "count" and analytic):
+				offer(tool.name, SIMILAR_ENTITY + closeness, f"{entity} close in meaning ({closeness:.2f})")
+	for name, closeness in near.tools.items():
+		offer(name, SIMILAR_TOOL + closeness, f"close in meaning ({closeness:.2f})")
 
 
 def _pick(model_picker: ModulePicker, question: str, modules: list[str]) -> set[str]:

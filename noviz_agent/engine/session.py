@@ -89,6 +89,8 @@ class Session:
 	offered: set[str] = field(default_factory=set)
 	context: dict = field(default_factory=dict)
 	progress: Callable[[dict], None] | None = None
+	# The conversation this turn belongs to: proposals made here are confirmed only here.
+	conversation: str | None = None
 
 	@property
 	def user(self) -> str:

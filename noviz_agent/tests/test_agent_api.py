@@ -135,8 +135,8 @@ class TestTurns(AgentTestCase):
 		self.assertNotIn("sales_invoice.list", sales_log.tools_offered)
 		frappe.set_user("Administrator")
 		invoices = frappe.get_list("Sales Invoice", limit_page_length=1)
-		if invoices:
-			self.assertEqual(accounts["response"]["type"], "table")
+		self.assertTrue(invoices, "precondition: the site has sales invoices (run the demo or bench_seed)")
+		self.assertEqual(accounts["response"]["type"], "table")
 		self.assertIsNone(sales["response"]["table"])
 
 	def test_model_picked_modules_only_for_the_roles_named_in_settings(self):
@@ -222,13 +222,30 @@ class TestProposals(AgentTestCase):
 	def test_cancel_withdraws_the_token(self):
 		reply = self.propose("Noviz Test Customer B")
 		token = reply["response"]["proposal"]["token"]
-		api.cancel(token)
-		self.assertEqual(api.confirm(token)["response"]["type"], "refusal")
+		cancelled = api.cancel(token, conversation=reply["conversation"])
+		self.assertNotEqual(cancelled["response"]["type"], "refusal", cancelled["response"])
+		again = api.confirm(token, conversation=reply["conversation"])
+		self.assertEqual(again["response"]["type"], "refusal")
 		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer B"}))
+
+	def test_a_proposal_is_confirmed_only_in_its_own_conversation(self):
+		reply = self.propose("Noviz Test Customer D")
+		token = reply["response"]["proposal"]["token"]
+		other = self.send_as(SALES, "hello", [answer("hi")])
+		self.assertNotEqual(other["conversation"], reply["conversation"])
+		for elsewhere in (other["conversation"], None):
+			refused = api.confirm(token, conversation=elsewhere)
+			self.assertEqual(refused["response"]["type"], "refusal")
+		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer D"}))
+		done = api.confirm(token, conversation=reply["conversation"])
+		self.assertNotIn(done["response"]["type"], ("refusal", "error"), done["response"])
+		self.assertTrue(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer D"}))
 
 	def test_another_person_cannot_confirm(self):
 		reply = self.propose("Noviz Test Customer C")
 		frappe.set_user(ACCOUNTS)
+		with self.assertRaises(frappe.PermissionError):
+			api.confirm(reply["response"]["proposal"]["token"], conversation=reply["conversation"])
 		refused = api.confirm(reply["response"]["proposal"]["token"])
 		self.assertEqual(refused["response"]["type"], "refusal")
 		self.assertFalse(frappe.db.exists("Customer", {"customer_name": "Noviz Test Customer C"}))

@@ -136,9 +136,9 @@ class TestFrappeConnector(FrappeTestCase):
 		with self.assertRaises(NotFound):
 			conn.get("customer", "No Such Customer 123")
 		name = frappe.db.get_value("Sales Invoice", {}, "name")
-		if name:
-			with self.assertRaises(PermissionDenied):
-				conn.get("sales_invoice", name)
+		self.assertTrue(name, "precondition: the site has a sales invoice")
+		with self.assertRaises(PermissionDenied):
+			conn.get("sales_invoice", name)
 
 	def test_meta_reports_site_options(self):
 		meta = FrappeConnector().meta("sales_invoice")
@@ -235,8 +235,8 @@ class TestFrappeConnector(FrappeTestCase):
 			{r["items.item"]: round(r["amount"], 2) for r in totals},
 			{k: round(v, 2) for k, v in expected.items()},
 		)
-		if lines:
-			self.assertEqual(
-				conn.count("sales_invoice", {"items.item": lines[0].item_code}),
-				len({line.parent for line in lines if line.item_code == lines[0].item_code}),
-			)
+		self.assertTrue(lines, "precondition: the site has submitted sales invoice lines")
+		self.assertEqual(
+			conn.count("sales_invoice", {"items.item": lines[0].item_code}),
+			len({line.parent for line in lines if line.item_code == lines[0].item_code}),
+		)

@@ -127,10 +127,19 @@ class TestAnalytics(SiteToolsCase):
 		item = frappe.get_all("Sales Invoice Item", fields=["item_code"], filters={"docstatus": 1}, limit=1)[
 			0
 		]
+		# A customer without history or a fixed billing currency, so ERPNext keeps the EUR rate given.
+		customer = frappe.get_doc(
+			{
+				"doctype": "Customer",
+				"customer_name": "Noviz Test EUR Customer",
+				"customer_group": frappe.db.get_value("Customer Group", {"is_group": 0}, "name"),
+				"territory": frappe.db.get_value("Territory", {"is_group": 0}, "name"),
+			}
+		).insert()
 		doc = frappe.get_doc(
 			{
 				"doctype": "Sales Invoice",
-				"customer": invoice.customer,
+				"customer": customer.name,
 				"company": invoice.company,
 				"currency": "EUR",
 				"conversion_rate": 1.25,

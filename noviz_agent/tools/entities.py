@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from noviz_agent.connectors.base import OPERATORS
 from noviz_agent.connectors.dataset_reader import company_filters
@@ -281,6 +282,7 @@ def _preview_update(ent: Entity) -> Callable:
 			"summary": f"Change {ent.label} {args['name']}",
 			"fields": fields,
 			"tables": tables,
+			"version": current.get("modified"),
 		}
 
 	return preview
@@ -304,24 +306,26 @@ def _preview_state(ent: Entity, action: str) -> Callable:
 			"_link": record["_link"],
 			"summary": f"{action.title()} {ent.label} {args['name']}",
 			"fields": [{"key": k, "label": ent.fields[k].label, "value": record["fields"][k]} for k in shown],
+			"version": record["fields"].get("modified"),
 		}
 
 	return preview
 
 
+# What each write does on the connector once the person confirms, and the word its result uses.
+_WRITES: dict[str, tuple[Callable, str]] = {
+	"create": (lambda conn, ent, args: conn.create(ent.key, args["values"]), "Created"),
+	"update": (lambda conn, ent, args: conn.update(ent.key, args["name"], args["values"]), "Updated"),
+	"submit": (lambda conn, ent, args: conn.submit(ent.key, args["name"]), "Submitted"),
+	"cancel": (lambda conn, ent, args: conn.cancel(ent.key, args["name"]), "Cancelled"),
+}
+
+
 def _write(ent: Entity, action: str) -> Callable:
+	run, verb = _WRITES[action]
+
 	def handler(args: dict, session) -> dict:
-		conn = session.connector
-		if action == "create":
-			doc = conn.create(ent.key, args["values"])
-		elif action == "update":
-			doc = conn.update(ent.key, args["name"], args["values"])
-		else:
-			doc = getattr(conn, action)(ent.key, args["name"])
-		record = _record(ent, doc)
-		verb = {"create": "Created", "update": "Updated", "submit": "Submitted", "cancel": "Cancelled"}[
-			action
-		]
+		record = _record(ent, run(session.connector, ent, args))
 		record["message"] = f"{verb} {ent.label} {record['name']}"
 		return record
 
@@ -343,68 +347,88 @@ def _describe(ent: Entity, action: str) -> str:
 		"count": f"How many {label} records match the filters (counted by the system, permission-checked).",
 		"create": f"Propose a new {label}. The person sees the exact values and must confirm; nothing is written "
 		f"before that. Writable fields: {', '.join(ent.writable)}.",
-		"update": f"Propose changes to a draft {label}. The person sees before/after values and must confirm.",
+		"update": f"Propose changes to {'a draft' if ent.submittable else 'a'} {label}. The person sees "
+		"before/after values and must confirm.",
 		"submit": f"Propose submitting a draft {label} (makes it final and posts its effects). The person must confirm.",
 		"cancel": f"Propose cancelling a submitted {label} (reverses its effects). The person must confirm.",
 	}
 	return texts[action]
 
 
-def _parameters(ent: Entity, action: str) -> dict:
-	names = field_names(ent)
-	if action == "list":
-		return _params(
-			{
-				"fields": {
-					"type": "array",
-					"items": {"enum": names},
-					"uniqueItems": True,
-					"description": "Columns to return; name is always included",
-				},
-				"filters": filters_schema(ent),
-				"order_by": {
-					"type": "string",
-					"pattern": ORDER_BY_PATTERN,
-					"description": "e.g. 'date desc' or 'total desc, customer'",
-				},
-				"page": {"type": "integer", "minimum": 1, "default": 1},
-			}
-		)
-	if action == "count":
-		return _params({"filters": filters_schema(ent)})
-	if action == "create":
-		return _params({"values": values_schema(ent, creating=True)}, ["values"])
-	if action == "update":
-		return _params({"name": NAME_PARAM, "values": values_schema(ent, creating=False)}, ["name", "values"])
+def _list_parameters(ent: Entity) -> dict:
+	return _params(
+		{
+			"fields": {
+				"type": "array",
+				"items": {"enum": field_names(ent)},
+				"uniqueItems": True,
+				"description": "Columns to return; name is always included",
+			},
+			"filters": filters_schema(ent),
+			"order_by": {
+				"type": "string",
+				"pattern": ORDER_BY_PATTERN,
+				"description": "e.g. 'date desc' or 'total desc, customer'",
+			},
+			"page": {"type": "integer", "minimum": 1, "default": 1},
+		}
+	)
+
+
+@dataclass(frozen=True)
+class Action:
+	"""How one entity action becomes a tool: its handler, its preview (writes only) and its parameters."""
+
+	handler: Callable[[Entity], Callable]
+	parameters: Callable[[Entity], dict]
+	preview: Callable[[Entity], Callable] | None = None
+
+	@property
+	def writes(self) -> bool:
+		return self.preview is not None
+
+
+def _by_name(ent: Entity) -> dict:
 	return _params({"name": NAME_PARAM}, ["name"])
 
 
+ACTION_TABLE: dict[str, Action] = {
+	"list": Action(_list, _list_parameters),
+	"get": Action(_get, _by_name),
+	"count": Action(_count, lambda ent: _params({"filters": filters_schema(ent)})),
+	"create": Action(
+		lambda ent: _write(ent, "create"),
+		lambda ent: _params({"values": values_schema(ent, creating=True)}, ["values"]),
+		_preview_create,
+	),
+	"update": Action(
+		lambda ent: _write(ent, "update"),
+		lambda ent: _params(
+			{"name": NAME_PARAM, "values": values_schema(ent, creating=False)}, ["name", "values"]
+		),
+		_preview_update,
+	),
+	"submit": Action(lambda ent: _write(ent, "submit"), _by_name, lambda ent: _preview_state(ent, "submit")),
+	"cancel": Action(lambda ent: _write(ent, "cancel"), _by_name, lambda ent: _preview_state(ent, "cancel")),
+}
+
+
 def entity_tools(ent: Entity) -> list[Tool]:
-	"""The tools one entity's map allows."""
+	"""The tools one entity's map allows, one row of ACTION_TABLE each."""
 	tools = []
-	for action in ent.actions:
-		writes = action in ("create", "update", "submit", "cancel")
-		if action == "list":
-			handler, preview = _list(ent), None
-		elif action == "count":
-			handler, preview = _count(ent), None
-		elif action == "get":
-			handler, preview = _get(ent), None
-		else:
-			handler = _write(ent, action)
-			preview = {"create": _preview_create, "update": _preview_update}.get(action)
-			preview = preview(ent) if preview else _preview_state(ent, action)
+	for name in ent.actions:
+		action = ACTION_TABLE[name]
 		tools.append(
 			Tool(
-				name=f"{ent.key}.{action}",
-				description=_describe(ent, action),
+				name=f"{ent.key}.{name}",
+				description=_describe(ent, name),
 				module=ent.module,
-				parameters=_parameters(ent, action),
-				handler=handler,
-				writes=writes,
-				preview=preview,
+				parameters=action.parameters(ent),
+				handler=action.handler(ent),
+				writes=action.writes,
+				preview=action.preview(ent) if action.preview else None,
 				entity=ent.key,
-				action=action,
+				action=name,
 				tags=("entity", ent.doctype),
 			)
 		)

@@ -207,6 +207,7 @@ def preview(args: dict, session) -> dict:
 		"_link": doc_url(ent.doctype, name),
 		"summary": f"{action} {ent.label} {name}: {before} → {after}",
 		"fields": fields,
+		"version": (session.connector.get(ent.key, name) or {}).get("modified"),
 	}
 
 

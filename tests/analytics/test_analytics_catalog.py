@@ -73,11 +73,26 @@ def test_runs_on_generated_data_with_a_bounded_summary_and_a_valid_chart(key):
 		assert len(result["table"]["rows"]) <= 50
 
 
+def rows_accounted_for(result: dict, given: dict[str, pd.DataFrame]) -> None:
+	"""Every row given is either used or counted as dropped with a reason: nothing vanishes silently."""
+	for name, frame in given.items():
+		dropped = result["dropped"].get(name) or {}
+		lost = sum(dropped.values()) if isinstance(dropped, dict) else int(dropped)
+		assert result["rows"][name] == len(frame) - lost, f"{name}: {result['rows']} vs {len(frame)} given"
+
+
+def currency_values(result: dict) -> list[float]:
+	return [k["value"] for k in result["kpis"] if k.get("unit") == "currency" and k.get("value") is not None]
+
+
 @pytest.mark.parametrize("key", KEYS)
 def test_empty_input_gives_a_result_not_an_error(key):
 	result = run(key, {name: [] for name in catalog.get(key).needs})
 	strict_json(result)
-	assert result["observations"] or result["kpis"] is not None
+	# Nothing is invented from no data: no figures, no chart, and the reason said in words.
+	assert result["kpis"] == [] and result["chart"] is None
+	assert result["observations"][0].startswith("No ")
+	assert result["observations"][0].endswith("in the selected period.")
 
 
 def _first_needed(key: str, kind: str | None = None) -> tuple[str, str]:
@@ -127,7 +142,11 @@ def test_single_period(key):
 		first = frame[date].dropna().sort_values().iloc[len(frame) // 2]
 		return frame[frame[date] == first]
 
-	strict_json(run(key, inputs(key, one_day)))
+	given = inputs(key, one_day)
+	result = run(key, given)
+	strict_json(result)
+	rows_accounted_for(result, given)
+	assert result["kpis"] or result["observations"]
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -138,7 +157,12 @@ def test_negative_amounts(key):
 			frame[measure] = -frame[measure]
 		return frame
 
-	strict_json(run(key, inputs(key, negate)))
+	given = inputs(key, negate)
+	result = run(key, given)
+	strict_json(result)
+	# Negative amounts (returns, credit notes) are data, not errors: no row is dropped for its sign.
+	rows_accounted_for(result, given)
+	assert all(not reason.startswith("negative") for d in result["dropped"].values() for reason in d)
 
 
 @pytest.mark.parametrize("key", KEYS)
@@ -149,7 +173,10 @@ def test_all_zero_values(key):
 				frame[column.name] = 0.0
 		return frame
 
-	strict_json(run(key, inputs(key, zero)))
+	result = run(key, inputs(key, zero))
+	strict_json(result)
+	# With every amount zero, every money figure is zero: nothing is estimated from elsewhere.
+	assert all(value == 0 for value in currency_values(result))
 
 
 @pytest.mark.parametrize("key", KEYS)

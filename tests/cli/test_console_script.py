@@ -28,7 +28,9 @@ def test_tools_lists_every_tool_of_the_registry(capsys, monkeypatch):
 
 
 def test_route_answers_one_question(capsys, monkeypatch):
-	code, out = _run(["route", "show me overdue sales invoices", "--json"], capsys=capsys, monkeypatch=monkeypatch)
+	code, out = _run(
+		["route", "show me overdue sales invoices", "--json"], capsys=capsys, monkeypatch=monkeypatch
+	)
 	plan = json.loads(out)
 	assert code == 0 and "accounting" in plan["modules"]
 	assert "sales_invoice.list" in plan["tools"] and "tools.search" in plan["tools"]

@@ -67,3 +67,79 @@ def test_every_mapped_field_exists_with_its_type():
 				problems.append(f"{ent.doctype}.{child.field} is not a table of {child.doctype}")
 			_check(child.doctype, child.fields, problems)
 	assert not problems, "\n".join(problems)
+
+
+# Fields the desk form shows read-only that the server keeps when code sets them: the references
+# "Create > Payment Request" fills on an invoice, and a lead's full name (split into first/last).
+SET_FROM_SOURCE_DOCUMENT = {
+	("Payment Request", "reference_doctype"),
+	("Payment Request", "reference_name"),
+	("Lead", "lead_name"),
+}
+_FORM_ONLY_TYPES = {"Read Only", "Table", "Table MultiSelect", "HTML", "Button"}
+
+
+def _not_editable(doctype: str, df: dict) -> str:
+	if (doctype, df["fieldname"]) in SET_FROM_SOURCE_DOCUMENT:
+		return ""
+	if df["fieldtype"] in _FORM_ONLY_TYPES:
+		return f"a {df['fieldtype']} field"
+	if df.get("read_only"):
+		return "read-only in the form"
+	if df.get("hidden"):
+		return "hidden in the form"
+	if df.get("fetch_from") and not df.get("fetch_if_empty"):
+		return f"always fetched from {df['fetch_from']}"
+	return ""
+
+
+def _writable_problems(doctype: str, fields: dict, writable, problems: list[str]) -> None:
+	spec = load(doctype)
+	if spec is None:
+		return
+	by_name = {f["fieldname"]: f for f in spec["fields"]}
+	for name in writable:
+		if name not in fields:
+			continue
+		df = by_name.get(fields[name].field)
+		why = _not_editable(doctype, df) if df else ""
+		if why:
+			problems.append(f"{doctype}.{df['fieldname']} is writable in the map but {why}")
+
+
+def test_writable_fields_are_editable_in_the_desk_form():
+	problems: list[str] = []
+	for ent in load_model():
+		_writable_problems(ent.doctype, ent.fields, ent.writable, problems)
+		for child in ent.children.values():
+			_writable_problems(child.doctype, child.fields, child.writable, problems)
+	assert not problems, "\n".join(problems)
+
+
+def test_mandatory_child_tables_are_required_when_created():
+	problems: list[str] = []
+	for ent in load_model():
+		if "create" not in ent.actions:
+			continue
+		spec = load(ent.doctype) or {"fields": []}
+		mandatory = {f["fieldname"] for f in spec["fields"] if f["fieldtype"] == "Table" and f.get("reqd")}
+		for child in ent.children.values():
+			if child.field in mandatory and child.name not in ent.required:
+				problems.append(f"{ent.key}.{child.name}: {ent.doctype}.{child.field} is mandatory")
+	assert not problems, "\n".join(problems)
+
+
+def test_select_choices_are_the_doctype_options():
+	problems: list[str] = []
+	for ent in load_model():
+		spec = load(ent.doctype) or {"fields": []}
+		by_name = {f["fieldname"]: f for f in spec["fields"]}
+		for name, field in ent.fields.items():
+			df = by_name.get(field.field)
+			if not field.choices or df is None or df["fieldtype"] != "Select":
+				continue
+			options = [o for o in (df.get("options") or "").split("\n") if o]
+			extra = [c for c in field.choices if c not in options]
+			if extra:
+				problems.append(f"{ent.key}.{name}: {extra} are not options of {ent.doctype}.{field.field}")
+	assert not problems, "\n".join(problems)

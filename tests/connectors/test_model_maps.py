@@ -54,6 +54,34 @@ def test_ledgers_are_read_only_and_masters_are_not_submittable(model):
 		assert not ent.submittable and "submit" not in ent.actions
 
 
+def test_read_only_entities_say_why_and_writable_ones_do_not(model):
+	read_only = [e for e in model if "create" not in e.actions]
+	assert read_only, "the model has read-only entities (ledgers, setup masters)"
+	assert all(len(e.read_only_reason) >= 20 for e in read_only)
+	assert all(e.read_only_reason == "" for e in model if "create" in e.actions)
+	for key in ("gl_entry", "stock_ledger_entry", "company", "fiscal_year"):
+		assert "create" not in model.entity(key).actions, key
+
+
+def test_entities_people_create_every_day_have_write_tools(model):
+	daily = (
+		"expense_claim timesheet quality_inspection asset_movement request_for_quotation supplier_quotation "
+		"stock_reconciliation bom job_card employee_advance payment_request maintenance_visit warranty_claim "
+		"bank_transaction"
+	).split()
+	for key in daily:
+		ent = model.entity(key)
+		assert {"create", "update"} <= set(ent.actions), key
+		assert ent.writable and set(ent.required) <= set(ent.writable), key
+		if ent.submittable:
+			assert {"submit", "cancel"} <= set(ent.actions), key
+
+
+def test_every_required_field_is_writable(model):
+	wrong = [(e.key, r) for e in model for r in e.required if r not in e.writable]
+	assert wrong == []
+
+
 def test_common_canonical_names_point_at_the_right_fields(model):
 	si = model.entity("sales_invoice")
 	assert si.docfield("total") == "grand_total"
@@ -97,6 +125,7 @@ GOOD = {
 	"label": "Thing",
 	"description": "A thing",
 	"fields": {"title": "title"},
+	"read_only_reason": "A test master set up once by an administrator.",
 }
 
 
@@ -108,6 +137,12 @@ GOOD = {
 		({"actions": ["list", "explode"]}, "unknown actions"),
 		({"actions": ["list", "submit"]}, "submittable"),
 		({"actions": ["list", "create"]}, "'writable'"),
+		({"read_only_reason": ""}, "say why people never create it"),
+		({"read_only_reason": ["set up once"]}, "'read_only_reason' must be a sentence"),
+		(
+			{"actions": ["list", "create"], "writable": ["title"]},
+			"has a create action, so it cannot give a 'read_only_reason'",
+		),
 		({"list_fields": ["nope"]}, "'list_fields' names unknown fields"),
 		({"aliases": {"title": "title"}}, "shadow real fields"),
 		({"synonyms": "abc"}, "'synonyms' must be a list"),

@@ -120,12 +120,24 @@ def test_paging_a_kept_result():
 
 
 def test_paging_a_kept_query_reruns_the_list_tool():
-	record = {"kind": "query", "entity": "sales_order", "fields": ["name"], "filters": None, "order_by": "date desc"}
-	assert r.page_call(record, "r_1", 3) == ("sales_order.list", {"page": 3, "fields": ["name"], "order_by": "date desc"})
+	record = {
+		"kind": "query",
+		"entity": "sales_order",
+		"fields": ["name"],
+		"filters": None,
+		"order_by": "date desc",
+	}
+	assert r.page_call(record, "r_1", 3) == (
+		"sales_order.list",
+		{"page": 3, "fields": ["name"], "order_by": "date desc"},
+	)
 
 
 def test_paging_a_kept_report_asks_report_run_for_the_page():
-	assert r.page_call({"kind": "rows", "rows": []}, "r_9", 2) == ("report.run", {"result_id": "r_9", "page": 2})
+	assert r.page_call({"kind": "rows", "rows": []}, "r_9", 2) == (
+		"report.run",
+		{"result_id": "r_9", "page": 2},
+	)
 	assert r.page_call({"kind": "other"}, "r_9", 2) is None
 	assert r.page_call(None, "r_9", 2) is None
 

@@ -41,6 +41,7 @@ class MemoryConnector:
 		roles: set[str] | frozenset[str] = frozenset(),
 		entities: list[str] | None = None,
 		model: Model | None = None,
+		restrictions: dict[str, set[str]] | None = None,
 	):
 		self.user = user
 		self.roles = frozenset(roles)
@@ -52,6 +53,15 @@ class MemoryConnector:
 		self._entities = list(entities) if entities is not None else [e.key for e in self.model]
 		self.calls: list[tuple[str, Any]] = []
 		self._counter = defaultdict(int)
+		self._writes = 0
+		# User Permissions as the site applies them: {field: allowed values} on every entity with
+		# that field; a row whose field is empty stays visible (strict user permissions off).
+		self.restrictions = {k: set(v) for k, v in (restrictions or {}).items()}
+
+	def _touch(self, row: dict) -> None:
+		"""Every write moves `modified` on, as frappe does, so stale previews can be detected."""
+		self._writes += 1
+		row["modified"] = f"2099-01-01 00:00:{self._writes:02d}.{self._writes:06d}"
 
 	# --- helpers ---------------------------------------------------------------------
 
@@ -66,15 +76,23 @@ class MemoryConnector:
 	def _rows(self, key: str) -> list[dict]:
 		return self.data.setdefault(key, [])
 
+	def _visible(self, ent: Entity, row: dict) -> bool:
+		for field, allowed in self.restrictions.items():
+			if field in ent.fields and row.get(field) not in (None, "") and row.get(field) not in allowed:
+				return False
+		return True
+
 	def _find(self, ent: Entity, name: str) -> dict:
 		for row in self._rows(ent.key):
 			if row.get("name") == name:
+				if not self._visible(ent, row):
+					raise PermissionDenied(f"No permission for {ent.doctype} {name}")
 				return row
 		raise NotFound(f"{ent.doctype} {name} not found")
 
 	def _filtered(self, ent: Entity, filters) -> list[dict]:
 		conditions = parse_filters(ent, filters)
-		return [row for row in self._rows(ent.key) if _matches(row, conditions)]
+		return [row for row in self._rows(ent.key) if self._visible(ent, row) and _matches(row, conditions)]
 
 	# --- reading ------------------------------------------------------------------------
 
@@ -167,6 +185,7 @@ class MemoryConnector:
 		prefix = "".join(w[0] for w in ent.doctype.split()).upper()
 		row = {ent.aliases.get(k, k): copy.deepcopy(v) for k, v in values.items()}
 		row.update(name=f"{prefix}-MEM-{self._counter[entity]:05d}", docstatus=0, owner=self.user)
+		self._touch(row)
 		self._rows(entity).append(row)
 		return self._canonical(ent, row)
 
@@ -178,6 +197,7 @@ class MemoryConnector:
 		if row.get("docstatus", 0) != 0:
 			raise ValidationFailed(f"Cannot edit {ent.doctype} {name}: it is submitted or cancelled.")
 		row.update({ent.aliases.get(k, k): copy.deepcopy(v) for k, v in values.items()})
+		self._touch(row)
 		return self._canonical(ent, row)
 
 	def submit(self, entity: str, name: str) -> dict:
@@ -195,6 +215,7 @@ class MemoryConnector:
 		if row.get("docstatus", 0) != before:
 			raise ValidationFailed(f"Cannot {action} {ent.doctype} {name} in its current state.")
 		row["docstatus"] = after
+		self._touch(row)
 		return self._canonical(ent, row)
 
 	# --- reports ------------------------------------------------------------------------

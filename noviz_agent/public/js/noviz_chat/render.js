@@ -299,6 +299,10 @@
 			);
 		}
 		if (proposal.summary) box.appendChild(el("p", { class: "nz-proposal-summary", text: proposal.summary }));
+		if (proposal.warning && proposal.warning.message) {
+			// The turn read data that talks like an instruction: say so before the person confirms.
+			box.appendChild(el("div", { class: "nz-proposal-warning", role: "alert", text: proposal.warning.message }));
+		}
 		if (proposal.values && Object.keys(proposal.values).length) box.appendChild(values_table(proposal.values));
 		if (proposal.expires) {
 			const when = new Date(Number(proposal.expires) * 1000);

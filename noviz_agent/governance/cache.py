@@ -1,0 +1,136 @@
+"""A person's own answers, reused for a repeated or very similar first question.
+
+Scoped to one person and never shared: two people may see different records. Only a
+conversation's first question is served (later ones depend on what was said before), never a
+question about a moving point in time ("today", "this month", "latest"), and never an answer
+that proposed a write or failed. Entries expire quickly; each hit is recorded in the log.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+DEFAULT_TTL_SECONDS = 600
+DEFAULT_THRESHOLD = 0.93
+RECENT_KEPT = 50
+
+# Words that make an answer depend on when it is asked.
+TIME_RELATIVE = re.compile(
+	r"\b(today|tonight|now|right now|currently|current|yesterday|tomorrow|this (week|month|quarter|year)|"
+	r"last (week|month|quarter|year|\d+ days?)|past \d+|so far|to date|ytd|mtd|qtd|latest|recent(ly)?|"
+	r"overdue|due (soon|this)|next (week|month)|as of|since)\b",
+	re.IGNORECASE,
+)
+CACHEABLE_TYPES = frozenset({"text", "table", "cards", "chart"})
+
+
+class Store(Protocol):
+	def get(self, key: str) -> Any | None: ...
+
+	def put(self, key: str, value: Any, ttl: float) -> None: ...
+
+
+Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+
+
+def normalise(question: str) -> str:
+	return " ".join(re.sub(r"[^\w\s]", " ", question.lower()).split())
+
+
+def time_relative(question: str) -> bool:
+	return bool(TIME_RELATIVE.search(question))
+
+
+@dataclass(frozen=True)
+class Hit:
+	response: dict
+	kind: str  # "exact" | "similar"
+	similarity: float
+	question: str
+
+
+class ResponseCache:
+	def __init__(
+		self,
+		store: Store,
+		*,
+		ttl: float = DEFAULT_TTL_SECONDS,
+		threshold: float = DEFAULT_THRESHOLD,
+		embed: Embed | None = None,
+	):
+		self.store, self.ttl, self.threshold, self.embed = store, ttl, threshold, embed
+
+	def usable(self, question: str, first_in_conversation: bool) -> bool:
+		return first_in_conversation and bool(normalise(question)) and not time_relative(question)
+
+	def lookup(
+		self, user: str, question: str, *, first_in_conversation: bool, context: str = ""
+	) -> Hit | None:
+		"""This person's cached answer to the same (or a very similar) question, else None."""
+		if not self.usable(question, first_in_conversation):
+			return None
+		text = normalise(question)
+		exact = self.store.get(self._key(user, context, text))
+		if isinstance(exact, dict):
+			return Hit(exact["response"], "exact", 1.0, exact["question"])
+		if self.embed is None:
+			return None
+		recent = self.store.get(self._recent_key(user, context)) or []
+		if not recent:
+			return None
+		vector = _unit(self.embed([text])[0])
+		best, score = None, -1.0
+		for item in recent:
+			similarity = sum(a * b for a, b in zip(vector, item["vector"], strict=False))
+			if similarity > score:
+				best, score = item, similarity
+		if best is None or score < self.threshold:
+			return None
+		entry = self.store.get(self._key(user, context, best["text"]))
+		if not isinstance(entry, dict):
+			return None  # expired since
+		return Hit(entry["response"], "similar", round(score, 4), entry["question"])
+
+	def remember(
+		self,
+		user: str,
+		question: str,
+		response: dict,
+		*,
+		first_in_conversation: bool,
+		wrote: bool,
+		context: str = "",
+	) -> bool:
+		"""Keep this answer for the person if it may be reused; whether it was kept."""
+		if wrote or not self.usable(question, first_in_conversation):
+			return False
+		if response.get("type") not in CACHEABLE_TYPES or response.get("proposal") or response.get("error"):
+			return False
+		text = normalise(question)
+		self.store.put(self._key(user, context, text), {"question": question, "response": response}, self.ttl)
+		if self.embed is not None:
+			recent = [i for i in (self.store.get(self._recent_key(user, context)) or []) if i["text"] != text]
+			recent.append({"text": text, "vector": _unit(self.embed([text])[0])})
+			self.store.put(self._recent_key(user, context), recent[-RECENT_KEPT:], self.ttl)
+		return True
+
+	@staticmethod
+	def _key(user: str, context: str, text: str) -> str:
+		digest = hashlib.sha256(json.dumps([user, context, text]).encode()).hexdigest()[:32]
+		return f"answer:{digest}"
+
+	@staticmethod
+	def _recent_key(user: str, context: str) -> str:
+		digest = hashlib.sha256(json.dumps([user, context]).encode()).hexdigest()[:32]
+		return f"recent:{digest}"
+
+
+def _unit(vector: Sequence[float]) -> list[float]:
+	norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+	return [float(v) / norm for v in vector]

@@ -1,0 +1,100 @@
+"""A shared tokens-per-minute gate in front of one provider, so a whole site stays under its limit.
+
+Every worker counts the tokens it is about to send in the current minute's counter (an atomic
+increment in a store all workers share: Redis on a site). When the minute is full, a turn waits
+for the next minute up to a bounded time, or is refused with a clear message; it never meets
+the provider's own 429.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+import time
+from collections.abc import Callable
+from typing import Protocol
+
+from noviz_agent.engine.errors import ProviderError
+
+
+class CounterStore(Protocol):
+	def incr(self, key: str, amount: int, ttl: int) -> int: ...
+
+
+class RateLimited(ProviderError):
+	"""The site's share of the provider's rate is used up for now; the message says when to retry."""
+
+
+class RateGate:
+	"""`acquire(tokens)` before a model call: returns when the tokens fit this minute, else raises."""
+
+	def __init__(
+		self,
+		store: CounterStore,
+		provider: str,
+		tokens_per_minute: int,
+		*,
+		max_wait: float = 20.0,
+		clock: Callable[[], float] = time.time,
+		sleep: Callable[[float], None] = time.sleep,
+	):
+		self.store, self.provider, self.limit = store, provider, tokens_per_minute
+		self.max_wait, self.clock, self.sleep = max_wait, clock, sleep
+
+	def acquire(self, tokens: int) -> float:
+		"""Count `tokens` against the provider's minute; the seconds waited. 0 tokens per minute: no gate."""
+		if self.limit <= 0:
+			return 0.0
+		tokens = max(1, int(tokens))
+		if tokens > self.limit:
+			raise RateLimited(
+				f"This request needs about {tokens:,} tokens, more than the {self.limit:,} per minute allowed "
+				"for the model provider on this site. Ask a narrower question or start a new conversation."
+			)
+		started = self.clock()
+		while True:
+			now = self.clock()
+			minute = int(now // 60)
+			total = self.store.incr(f"{self.provider}:{minute}", tokens, 120)
+			if total <= self.limit:
+				return now - started
+			# Over: give the tokens back and wait for the next minute, if that is soon enough.
+			self.store.incr(f"{self.provider}:{minute}", -tokens, 120)
+			wait = (minute + 1) * 60 - now + 0.05
+			if now + wait - started > self.max_wait:
+				retry = math.ceil((minute + 1) * 60 - now)
+				raise RateLimited(
+					"Many questions are being answered on this site right now, and the model provider's "
+					f"limit is reached. Try again in about {retry} seconds."
+				)
+			self.sleep(wait)
+
+
+class MemoryCounters:
+	"""A CounterStore in memory (tests, one process); expiry is not needed at this scale."""
+
+	def __init__(self):
+		self._lock = threading.Lock()
+		self._values: dict[str, int] = {}
+
+	def incr(self, key: str, amount: int, ttl: int) -> int:
+		with self._lock:
+			self._values[key] = self._values.get(key, 0) + amount
+			return self._values[key]
+
+
+class GatedProvider:
+	"""A provider whose every call first passes the site's rate gate with its estimated tokens."""
+
+	def __init__(self, provider, gate: RateGate, *, completion_allowance: int = 1_000):
+		self.provider, self.gate, self.completion_allowance = provider, gate, completion_allowance
+
+	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
+		# About four characters a token: the same estimate for every worker, so the shared count holds.
+		size = len(json.dumps(messages, default=str)) + len(json.dumps(tools, default=str))
+		self.gate.acquire(size // 4 + self.completion_allowance)
+		return self.provider.complete(messages, tools, timeout=timeout)
+
+	def __getattr__(self, name):
+		return getattr(self.provider, name)

@@ -1,0 +1,114 @@
+"""A confirm is refused when the document changed after the person saw the proposal."""
+
+from __future__ import annotations
+
+import pytest
+
+from noviz_agent.engine import turn
+from noviz_agent.engine.gateway import call_tool, confirm
+from noviz_agent.engine.tools import Registry
+from noviz_agent.tools import entities, workflow
+from tests.support.factories import make_session
+from tests.support.memory_connector import MemoryConnector
+
+DRAFT = {
+	"name": "SO-DRAFT",
+	"customer": "Acme",
+	"date": "2024-03-01",
+	"status": "Draft",
+	"total": 5.0,
+	"docstatus": 0,
+	"modified": "2024-03-01 10:00:00.000000",
+}
+
+
+@pytest.fixture(scope="module")
+def registry():
+	return Registry(entities.tools() + workflow.tools())
+
+
+def _session(registry, user="sam@example.com"):
+	conn = MemoryConnector(
+		user,
+		{"sales_order": [dict(DRAFT)]},
+		{"sales_order": {"read", "write", "submit", "cancel"}},
+		roles={"Sales User"},
+	)
+	return make_session(conn, registry=registry)
+
+
+def test_submit_confirmed_after_someone_edited_the_document_is_refused_with_a_fresh_preview(registry):
+	session = _session(registry)
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	assert shown.status == "proposal" and shown.proposal["version"] == DRAFT["modified"]
+	# Someone else changes the draft after the preview was shown.
+	session.connector.update("sales_order", "SO-DRAFT", {"po_no": "CHANGED"})
+	session.connector.calls.clear()
+
+	result = confirm(session, shown.proposal["token"])
+
+	assert result.status == "proposal"
+	assert "was changed since this proposal was shown, so nothing was done" in result.error
+	assert ("submit", "sales_order") not in session.connector.calls
+	assert session.connector.get("sales_order", "SO-DRAFT")["docstatus"] == 0
+	fresh = result.proposal
+	assert fresh["token"] != shown.proposal["token"] and fresh["version"] != shown.proposal["version"]
+	# The old token is spent; the fresh one carries out the submission.
+	assert confirm(session, shown.proposal["token"]).status == "refused"
+	done = confirm(session, fresh["token"])
+	assert done.ok and session.connector.get("sales_order", "SO-DRAFT")["docstatus"] == 1
+
+
+def test_update_confirmed_after_a_concurrent_change_is_refused(registry):
+	session = _session(registry)
+	shown = call_tool(session, "sales_order.update", {"name": "SO-DRAFT", "values": {"po_no": "PO-1"}})
+	session.connector.update("sales_order", "SO-DRAFT", {"po_no": "PO-OTHER"})
+	result = confirm(session, shown.proposal["token"])
+	assert result.status == "proposal"
+	assert session.connector.get("sales_order", "SO-DRAFT")["po_no"] == "PO-OTHER"
+	before = {f["key"]: f.get("before") for f in result.proposal["fields"]}
+	assert before["po_no"] == "PO-OTHER"  # the fresh preview shows the document as it is now
+
+
+def test_unchanged_document_is_written_and_leaves_no_extra_open_proposal(registry):
+	session = _session(registry)
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	before = dict(session.proposals._data)
+	done = confirm(session, shown.proposal["token"])
+	assert done.ok
+	assert len(session.proposals._data) == len(before) - 1
+
+
+def test_a_token_cannot_be_rebound_to_another_version(registry):
+	session = _session(registry)
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	nonce = shown.proposal["token"].split(".")[0]
+	record = session.proposals.get(nonce)
+	record["version"] = "forged"
+	session.proposals.put(nonce, record, 60)
+	result = confirm(session, shown.proposal["token"])
+	assert result.status == "refused" and "does not match" in result.error
+
+
+def test_turn_shows_the_fresh_proposal_when_the_document_changed(registry):
+	session = _session(registry)
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	session.connector.update("sales_order", "SO-DRAFT", {"po_no": "X"})
+	outcome = turn.confirm_proposal(session, shown.proposal["token"])
+	assert outcome.response["type"] == "proposal"
+	assert "changed since" in outcome.response["text"]
+	assert outcome.response["proposal"]["token"] != shown.proposal["token"]
+	assert outcome.log["error"]
+
+
+def test_a_proposal_is_confirmed_only_in_the_conversation_that_made_it(registry):
+	session = _session(registry)
+	session.conversation = "conv-a"
+	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
+	for elsewhere in ("conv-b", None):
+		session.conversation = elsewhere
+		result = confirm(session, shown.proposal["token"])
+		assert result.status == "refused" and "another conversation" in result.error
+	assert session.connector.get("sales_order", "SO-DRAFT")["docstatus"] == 0
+	session.conversation = "conv-a"
+	assert confirm(session, shown.proposal["token"]).ok
