@@ -121,12 +121,18 @@ class TestAnalytics(SiteToolsCase):
 		self.assertTrue(any(k["label"].startswith("Forecast ") for k in result.data["kpis"]))
 
 	def test_monthly_trend_counts_a_foreign_currency_invoice_in_company_currency(self):
+		# An invoice of the company the analysis reads (the person's default), which keeps USD books.
+		company = session_for(ADMIN).person.company
 		invoice = frappe.get_all(
-			"Sales Invoice", fields=["customer", "company"], filters={"docstatus": 1}, limit=1
+			"Sales Invoice",
+			fields=["name", "customer", "company"],
+			filters={"docstatus": 1, "company": company},
+			limit=1,
 		)[0]
-		item = frappe.get_all("Sales Invoice Item", fields=["item_code"], filters={"docstatus": 1}, limit=1)[
-			0
-		]
+		self.assertNotEqual(frappe.db.get_value("Company", company, "default_currency"), "EUR")
+		item = frappe.get_all(
+			"Sales Invoice Item", fields=["item_code"], filters={"parent": invoice.name}, limit=1
+		)[0]
 		# A customer without history or a fixed billing currency, so ERPNext keeps the EUR rate given.
 		customer = frappe.get_doc(
 			{
