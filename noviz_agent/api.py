@@ -107,7 +107,8 @@ def _record(
 			conversation.rules_sent = json.dumps(sorted(rules_sent))
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
-		if conversation.is_new():
+		# A conversation made from a dict has no name yet but is not marked local: test the name.
+		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
