@@ -262,6 +262,8 @@ class BooksCase(FrappeTestCase):
 				theirs = {r["entity"]: r.get(column) or 0.0 for r in rows if isinstance(r, dict)}
 				answer = self.build(key, {"start": str(month), "end": str(get_last_day(month)), "top_n": 100})
 				ours = {r[0]: r[1] for r in self.table(answer) if isinstance(r[1], int | float)}
+				if month == months[-2]:
+					print(f"\nSales Analytics {tree} {column}: ours {ours} ERPNext {theirs}")
 				for name, value in ours.items():
 					self.assertAlmostEqual(value, theirs.get(name, 0.0), PLACES, f"{tree} {name} {month}")
 					compared += 1
