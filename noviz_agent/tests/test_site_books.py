@@ -57,7 +57,11 @@ class BooksCase(FrappeTestCase):
 		self.currency = frappe.db.get_value("Company", COMPANY, "default_currency")
 		self.assertNotEqual(
 			self.currency,
-			frappe.db.get_value("Company", frappe.defaults.get_global_default("company"), "default_currency"),
+			frappe.db.get_value(
+				"Company",
+				frappe.db.get_single_value("Global Defaults", "default_company"),
+				"default_currency",
+			),
 		)
 		ensure_person()
 		self.today = getdate(nowdate())
@@ -322,3 +326,28 @@ class BooksCase(FrappeTestCase):
 		print(f"  observations: {answer.get('observations')}")
 		self.assertAlmostEqual(self.kpi(answer, "Total revenue"), float(total), PLACES)
 		self.assertEqual(answer["company"], COMPANY)
+
+	def test_another_company_is_read_when_named_and_two_currencies_are_never_added(self):
+		# The setup wizard's company (Global Defaults), keeping its books in another currency.
+		other = frappe.db.get_single_value("Global Defaults", "default_company")
+		other_currency = frappe.db.get_value("Company", other, "default_currency")
+		self.assertNotEqual(other_currency, self.currency)
+		self.assertTrue(frappe.db.count("Sales Invoice", {"company": other, "docstatus": 1}))
+		answer = analytics.build_tool(self.session, "sales.monthly_trend", {}, company=other)
+		self.assertEqual((answer["company"], answer["currency"]), (other, other_currency))
+		start = self.session.results.get(answer["result_id"])["result"]["series"]["labels"][0]
+		total = frappe.db.sql(
+			"""select sum(base_net_total) from `tabSales Invoice`
+			where company = %s and docstatus = 1 and posting_date >= %s""",
+			(other, f"{start}-01"),
+		)[0][0]
+		print(f"\nHow are sales going at {other} ({other_currency}): {answer['kpis'][:2]}")
+		self.assertAlmostEqual(self.kpi(answer, "Total revenue"), float(total), PLACES)
+		refused = call_tool(
+			self.session,
+			"analytics.build",
+			{"key": "sales.monthly_trend", "params": {}, "combine": [COMPANY, other]},
+		)
+		print(f"Both together: {refused.status}: {refused.error}")
+		self.assertEqual(refused.status, "error")
+		self.assertIn("different currencies", refused.error)
