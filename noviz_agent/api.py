@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_governance, frappe_session
+from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops
 from noviz_agent.engine import gateway, responses
 from noviz_agent.engine.selection import make_model_picker
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
@@ -168,6 +168,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
 	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
 	held = None
+	procedures = None
 	try:
 		session = frappe_session.build_session(values, turn=turn, conversation=conversation_name)
 		caps, worst = frappe_governance.turn_budget(
@@ -176,6 +177,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		held = budgets.reserve(frappe_governance.RedisUsage(), caps, worst, frappe.utils.getdate())
 		provider = GatedProvider(frappe_session.make_provider(values), frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
+		procedures = frappe_sops.desk_for(doc, provider)
 		outcome = run_turn(
 			session,
 			provider,
@@ -187,6 +189,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			retriever=_retriever(values),
 			max_chars=max_chars,
 			model_picker=_model_picker(values, provider, session.person.roles),
+			procedures=procedures,
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,
@@ -219,9 +222,11 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 	doc, log_doc = _record(
 		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
 	)
-	if cache is not None and entry is not None:
+	# A procedure's step depends on its run: it is never answered from the cache.
+	if cache is not None and entry is not None and not frappe_sops.handled(procedures):
 		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
 		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
+	frappe_sops.remember(procedures, doc)
 	return _reply(response, doc, log_doc, turn)
 
 
@@ -265,6 +270,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	values = frappe_session.load_settings()
 	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	outcome = frappe_sops.after_settle(doc, session, token, confirm, outcome, values)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)
 		for row in doc.turns:
