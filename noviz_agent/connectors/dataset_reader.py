@@ -35,7 +35,7 @@ class Scope:
 		return " + ".join(self.companies)
 
 	def describe(self) -> dict:
-		return {"company": self.label, "currency": self.currency}
+		return {"company": self.label or None, "currency": self.currency}
 
 
 def source(dataset: str) -> Source:
@@ -70,6 +70,9 @@ def resolve_scope(session, company: str | None = None, combine: list[str] | None
 	names = [n for n in (combine or []) if n] or [company or getattr(session.person, "company", None)]
 	names = list(dict.fromkeys(n for n in names if n))
 	if not names:
+		if not known:
+			# No company on record and no default: nothing to scope by (a site always has a default).
+			return Scope((), None)
 		if len(known) == 1:
 			names = list(known)
 		else:
@@ -116,6 +119,8 @@ def company_filters(
 		if len(known) != 1:
 			return listed, None
 	scope = resolve_scope(session, company)
+	if not scope.companies:
+		return listed, scope
 	shaped = (
 		{"field": "company", "op": "in", "value": list(scope.companies)}
 		if listed and isinstance(listed[0], dict)
@@ -126,7 +131,7 @@ def company_filters(
 
 def scope_filters(session, src: Source, scope: Scope | None) -> list[list] | None:
 	"""Filters that keep one scope's rows; None when the scope has no rows at all (e.g. no warehouse)."""
-	if scope is None or src.company is None:
+	if scope is None or src.company is None or not scope.companies:
 		return []
 	companies = list(scope.companies)
 	if src.company.field:
