@@ -381,8 +381,9 @@ DEFAULT_BUCKETS = (30, 60, 90)
 
 
 def bucket_names(edges: tuple[int, ...]) -> list[str]:
+	# ERPNext's ageing reports put an amount due today in the first bucket (0-30), not in "not due".
 	names = ["Not due"]
-	low = 1
+	low = 0
 	for edge in edges:
 		names.append(f"{low}-{edge}")
 		low = edge + 1
@@ -401,19 +402,19 @@ def ageing(
 	noun: str = "customer",
 	label: str = "Outstanding",
 ) -> dict:
-	"""Open amounts in days-overdue buckets ("Not due", 1-30, 31-60, 61-90, 90+)."""
+	"""Open amounts in days-overdue buckets ("Not due", 0-30, 31-60, 61-90, 90+), as ERPNext's ageing reports."""
 	open_ = frame[frame[amount] != 0]
 	if not len(open_):
 		return empty_result("open amounts")
 	days = (np.datetime64(as_of, "D") - open_[due].to_numpy().astype("datetime64[D]")).astype(int)
 	names = bucket_names(edges)
 	bins = np.searchsorted(np.asarray(edges), days, side="left") + 1
-	bins[days <= 0] = 0
+	bins[days < 0] = 0
 	values = open_[amount].to_numpy(dtype=float)
 	amounts = np.bincount(bins, weights=values, minlength=len(names))
 	counts = np.bincount(bins, minlength=len(names))
 	total = float(values.sum())
-	overdue = float(amounts[1:].sum())
+	overdue = float(values[days > 0].sum())
 	oldest = float(amounts[-1])
 	share = overdue / total * 100 if total else None
 	rows = [

@@ -8,6 +8,10 @@ produce. Run it with the bench's Python from the `sites` folder:
 	cd <bench>/sites && \
 		../env/bin/python <this repository>/benchmarks/bench_seed.py --site <site> [--months 24] [--seed 7]
 
+Besides the default company's trading it adds a second company keeping its books in euros
+(`bench_seed_second_company.py`: stock bought and sold, payments, a budget, and the previous
+fiscal year closed with a Period Closing Voucher); `--no-second-company` leaves it out.
+
 What it adds is tagged ("Seed Customer 01", item codes SEED-..., bill numbers SEED-BILL-...,
 invoice remarks "bench_seed ...", payment references SEED-PAY-...) and a rerun skips what
 already exists, so an interrupted run can simply be started again. The plan comes from one
@@ -305,11 +309,19 @@ def cancel_unpriced(counts: Counts) -> None:
 	frappe.db.commit()
 
 
-def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
+def seed(
+	months: int, customers: int, seed_value: int, base: float, second: bool = True, first: bool = True
+) -> Counts:
 	counts = Counts()
 	rng = random.Random(seed_value)
 	today = getdate(nowdate())
 	starts = month_starts(months, today)
+	if not first:
+		ensure_fiscal_years(starts[0], today, counts)
+		import bench_seed_second_company
+
+		bench_seed_second_company.seed(random.Random(seed_value + 1), starts, today, counts)
+		return counts
 	company = frappe.defaults.get_global_default("company")
 	ensure_fiscal_years(starts[0], today, counts)
 	names = ensure_masters(rng, customers, getdate(add_days(starts[0], -1)), counts)
@@ -349,6 +361,10 @@ def seed(months: int, customers: int, seed_value: int, base: float) -> Counts:
 				frappe.db.commit()
 				print(f"  {kind}: {i}/{len(plan)}", flush=True)
 		frappe.db.commit()
+	if second:
+		import bench_seed_second_company
+
+		bench_seed_second_company.seed(random.Random(seed_value + 1), starts, today, counts)
 	return counts
 
 
@@ -361,13 +377,26 @@ def main() -> None:
 	parser.add_argument(
 		"--invoices-per-month", type=float, default=11, help="average before trend and season"
 	)
+	parser.add_argument(
+		"--no-second-company", action="store_true", help="leave out the company keeping its books in euros"
+	)
+	parser.add_argument(
+		"--second-company-only", action="store_true", help="seed only the company keeping its books in euros"
+	)
 	args = parser.parse_args()
 	frappe.init(site=args.site, sites_path=".")
 	frappe.connect()
 	frappe.set_user("Administrator")
 	started = time.perf_counter()
 	try:
-		counts = seed(args.months, args.customers, args.seed, args.invoices_per_month)
+		counts = seed(
+			args.months,
+			args.customers,
+			args.seed,
+			args.invoices_per_month,
+			not args.no_second_company,
+			not args.second_company_only,
+		)
 		frappe.db.commit()
 	finally:
 		frappe.destroy()

@@ -16,8 +16,14 @@ from noviz_agent.engine.errors import ToolError
 ANALYSIS_EVENT = "noviz_agent_analysis"
 
 
-def run_analysis(user: str, key: str, params: dict | None = None, turn: str | None = None) -> dict:
-	"""Compute analysis `key` as `user` and publish the answer (or a clear error) to that person."""
+def run_analysis(
+	user: str,
+	key: str,
+	params: dict | None = None,
+	companies: list[str] | None = None,
+	turn: str | None = None,
+) -> dict:
+	"""Compute analysis `key` for `companies` as `user` and publish the answer (or a clear error) to that person."""
 	from noviz_agent.tools.analytics import background_build
 
 	frappe.set_user(user)
@@ -26,7 +32,7 @@ def run_analysis(user: str, key: str, params: dict | None = None, turn: str | No
 		if session.progress is None:
 			# Without a turn the job's progress (and its "ready" event) would otherwise go nowhere.
 			session.progress = frappe_session.progress_sender(user, turn)
-		answer = background_build(session, key, params or {})
+		answer = background_build(session, key, params or {}, companies)
 	except ToolError as exc:
 		# The system's own words (a refusal, a missing field): the person can act on them.
 		return _publish(user, {"status": "error", "key": key, "turn": turn, "error": str(exc)})

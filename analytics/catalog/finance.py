@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from analytics import anomalies, charts, periods
-from analytics.catalog.base import THRESHOLD, Analysis
+from analytics.catalog.base import THRESHOLD, Analysis, Param
 from analytics.catalog.rows import breakdown_row, freq_param, ratio_trend_row, trend_row
 from analytics.result import TABLE_MAX_ROWS, empty_result, kpi, num, rounded, table
 
@@ -91,49 +91,81 @@ def profit_and_loss(data: dict, p: dict) -> dict:
 	}
 
 
+def _budget_year(budget: pd.DataFrame, p: dict) -> str | None:
+	"""The fiscal year compared: the one asked for, else the latest one budgeted."""
+	if p.get("fiscal_year"):
+		return str(p["fiscal_year"])
+	if "fiscal_year" in budget and len(budget):
+		years = sorted(str(y) for y in budget["fiscal_year"].dropna().unique())
+		return years[-1] if years else None
+	return None
+
+
 def expense_vs_budget(data: dict, p: dict) -> dict:
+	"""Budget and actual per cost center (or project) and account for one fiscal year, as ERPNext's
+	Budget Variance report computes them: actual is debit less credit on the budgeted account booked
+	to exactly that cost center (or project) in the year."""
 	gl, budget = data["gl"], data["budget"]
-	actual = (
-		pd.Series(expense(gl), index=gl.index).groupby(gl["account"].to_numpy()).sum()
-		if len(gl)
-		else pd.Series(dtype=float)
-	)
-	actual = actual[actual != 0] if len(actual) else actual
-	planned = budget.groupby("account")["amount"].sum() if len(budget) else pd.Series(dtype=float)
-	if not len(planned):
-		return {**empty_result("budget rows"), "warnings": ["No budget to compare with."]}
-	per = pd.DataFrame({"budget": planned, "actual": actual}).fillna(0.0)
-	per["variance"] = per["actual"] - per["budget"]
+	against = p.get("budget_against") or "cost_center"
+	year = _budget_year(budget, p)
+	if len(budget) and year and "fiscal_year" in budget:
+		budget = budget[budget["fiscal_year"].astype(str) == year]
+	if len(budget) and "budget_against" in budget:
+		kind = "Cost Center" if against == "cost_center" else "Project"
+		budget = budget[budget["budget_against"].astype(str) == kind]
+	if not len(budget):
+		return {
+			**empty_result("budget rows"),
+			"warnings": [f"No submitted budget for {year or 'the period'}."],
+		}
+	if len(gl) and year and "fiscal_year" in gl:
+		gl = gl[gl["fiscal_year"].astype(str) == year]
+	if against not in budget or against not in gl:
+		return {
+			**empty_result(f"{against} values"),
+			"warnings": [f"The data has no {against} to compare by."],
+		}
+	planned = budget.groupby([against, "account"])["amount"].sum()
+	if len(gl):
+		amounts = (gl["debit"] - gl["credit"]).to_numpy(dtype=float)
+		actual = pd.Series(amounts, index=gl.index).groupby([gl[against], gl["account"]]).sum()
+	else:
+		actual = pd.Series(dtype=float)
+	per = pd.DataFrame({"budget": planned})
+	per["actual"] = actual.reindex(per.index).fillna(0.0) if len(actual) else 0.0
+	per["variance"] = per["budget"] - per["actual"]
 	with np.errstate(divide="ignore", invalid="ignore"):
 		per["used"] = np.where(per["budget"] != 0, per["actual"] / per["budget"] * 100, np.nan)
-	per = per.sort_values("variance", ascending=False)
-	over = per[per["variance"] > 0]
+	per = per.sort_values("variance")
+	over = per[per["variance"] < 0]
 	total_budget, total_actual = float(per["budget"].sum()), float(per["actual"].sum())
-	unbudgeted = per[(per["budget"] == 0) & (per["actual"] > 0)]
 	rows = [
-		[str(k), rounded(r.budget), rounded(r.actual), rounded(r.variance), rounded(r.used)]
+		[str(k[0]), str(k[1]), rounded(r.budget), rounded(r.actual), rounded(r.variance), rounded(r.used)]
 		for k, r in per.iterrows()
 	]
+	noun = "cost center" if against == "cost_center" else "project"
 	return {
 		"kpis": [
 			kpi("Budget", total_budget, "currency"),
-			kpi("Actual expenses", total_actual, "currency"),
-			kpi("Variance", total_actual - total_budget, "currency"),
+			kpi("Actual", total_actual, "currency"),
+			kpi("Variance", total_budget - total_actual, "currency"),
 			kpi("Budget used", total_actual / total_budget * 100 if total_budget else None, "%"),
-			kpi("Accounts over budget", len(over), "count"),
+			kpi("Lines over budget", len(over), "count"),
 		],
 		"observations": [
-			f"Expenses {num(total_actual)} against a budget of {num(total_budget)} "
-			f"({num(total_actual / total_budget * 100 if total_budget else None, '%')} used); {len(over)} accounts over budget."
+			f"Fiscal year {year}: actual {num(total_actual)} against a budget of {num(total_budget)} "
+			f"({num(total_actual / total_budget * 100 if total_budget else None, '%')} used); "
+			f"{len(over)} {noun} and account lines over budget."
 		]
-		+ ([f"Most over: {rows[0][0]} by {num(rows[0][3])}."] if len(over) else [])
-		+ ([f"{len(unbudgeted)} accounts have spending but no budget."] if len(unbudgeted) else []),
-		"watch_outs": [f"{k} is {num(r.variance)} over budget." for k, r in over.head(3).iterrows()],
-		"table": table(["account", "budget", "actual", "variance", "used %"], rows),
+		+ ([f"Most over: {rows[0][1]} at {rows[0][0]} by {num(-rows[0][4])}."] if len(over) else []),
+		"watch_outs": [
+			f"{k[1]} at {k[0]} is {num(-r.variance)} over budget." for k, r in over.head(3).iterrows()
+		],
+		"table": table([noun, "account", "budget", "actual", "variance", "used %"], rows),
 		"chart": charts.grouped(
-			"Expenses against budget",
-			[r[0] for r in rows[:15]],
-			{"Budget": [r[1] for r in rows[:15]], "Actual": [r[2] for r in rows[:15]]},
+			f"Budget and actual, fiscal year {year}",
+			[f"{r[0]} · {r[1]}" for r in rows[:15]],
+			{"Budget": [r[2] for r in rows[:15]], "Actual": [r[3] for r in rows[:15]]},
 			"Amount",
 		),
 	}
@@ -223,11 +255,23 @@ ANALYSES = [
 	Analysis(
 		"finance.expense_vs_budget",
 		"finance",
-		"Expenses against budget",
-		"Actual expenses per account against the budget for the period: variance and share used.",
-		{"gl": ("account", "root_type", "debit", "credit"), "budget": ("account", "amount")},
+		"Budget against actual",
+		"Budget and actual per cost center (or project) and account for one fiscal year, as ERPNext's "
+		"Budget Variance report: variance and share used.",
+		{"gl": ("account", "cost_center", "debit", "credit"), "budget": ("account", "cost_center", "amount")},
 		expense_vs_budget,
+		(
+			Param("fiscal_year", "str", None, "fiscal year, e.g. 2025 (default: the one containing today)"),
+			Param(
+				"budget_against",
+				"choice",
+				"cost_center",
+				"compare per cost center or per project",
+				choices=("cost_center", "project"),
+			),
+		),
 		tags=("budget variance", "overspend"),
+		uses={"gl": ("project", "fiscal_year"), "budget": ("fiscal_year", "budget_against", "project")},
 	),
 	breakdown_row(
 		"finance.income_breakdown",

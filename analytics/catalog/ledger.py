@@ -169,7 +169,7 @@ def make(dataset: str, party: str, word: str) -> list[Analysis]:
 			f"{prefix}.ageing",
 			prefix,
 			f"{word.capitalize()} ageing",
-			f"Amounts {owed} in buckets of days overdue (not due, 1-30, 31-60, 61-90, 90+) with the largest late "
+			f"Amounts {owed} in buckets of days overdue (not due, 0-30, 31-60, 61-90, 90+, as ERPNext) with the largest late "
 			f"{party}s.",
 			{dataset: ("party", "due_date", "outstanding", "posting_date")},
 			ageing,

@@ -24,9 +24,11 @@ STANDARD = {"name", "docstatus", "owner", "creation", "modified", "parent", "idx
 class SiteFacts:
 	"""Canonical rows of one entity read from the site as the Administrator (for expectations only)."""
 
-	def __init__(self):
+	def __init__(self, company: str | None = None):
 		self.model = load_model()
 		self._cache: dict[str, list[dict]] = {}
+		# Figures are one company's, as the agent answers them: the site's default company.
+		self.company = company or frappe.db.get_single_value("Global Defaults", "default_company")
 
 	def rows(self, entity: str) -> list[dict]:
 		if entity not in self._cache:
@@ -38,7 +40,8 @@ class SiteFacts:
 		if not frappe.db.exists("DocType", ent.doctype):
 			return []
 		fields = _present(ent.doctype, {name: f.field for name, f in ent.fields.items()})
-		rows = frappe.get_list(ent.doctype, fields=list(fields.values()), limit_page_length=0)
+		scoped = {"company": self.company} if self.company and "company" in ent.fields else {}
+		rows = frappe.get_list(ent.doctype, fields=list(fields.values()), filters=scoped, limit_page_length=0)
 		out = {row.name: {name: row.get(docfield) for name, docfield in fields.items()} for row in rows}
 		for row in out.values():
 			row["name"] = row.get("name") or ""

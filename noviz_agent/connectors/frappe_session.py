@@ -165,27 +165,26 @@ def make_connector(user: str):
 	return FrappeConnector(user)
 
 
-def analysis_job_id(user: str, key: str, params: dict | None) -> str:
+def analysis_job_id(user: str, key: str, params: dict | None, companies: list[str] | None = None) -> str:
 	"""One job per person and question: asking again while it runs does not start a second one."""
 	digest = hashlib.sha256(
-		json.dumps([user, key, params or {}], sort_keys=True, default=str).encode()
+		json.dumps([user, key, params or {}, companies or []], sort_keys=True, default=str).encode()
 	).hexdigest()[:16]
 	return f"noviz_agent:analysis:{digest}"
 
 
-def enqueuer(user: str, turn: str | None) -> Callable[[str, dict], str]:
-	"""The `enqueue` the analytics tools call: a long-queue job that runs as this person, after commit."""
+def analysis_enqueuer(user: str, turn: str | None) -> Callable[[str, dict, list[str]], str]:
+	"""`enqueue_analysis(key, params, companies)`: a long-queue job computing one analysis as this person."""
 
-	def enqueue(method: str, kwargs: dict) -> str:
-		# The analytics module names its own body; the job is the edge's wrapper around it, which
-		# becomes the person and publishes the answer to them.
-		job_id = analysis_job_id(user, kwargs["key"], kwargs.get("params"))
+	def enqueue_analysis(key: str, params: dict, companies: list[str]) -> str:
+		job_id = analysis_job_id(user, key, params, companies)
 		frappe.enqueue(
 			"noviz_agent.tasks.run_analysis",
 			queue="long",
 			user=user,
-			key=kwargs["key"],
-			params=kwargs.get("params") or {},
+			key=key,
+			params=params or {},
+			companies=list(companies or []),
 			turn=turn,
 			job_id=job_id,
 			deduplicate=True,
@@ -193,7 +192,7 @@ def enqueuer(user: str, turn: str | None) -> Callable[[str, dict], str]:
 		)
 		return job_id
 
-	return enqueue
+	return enqueue_analysis
 
 
 def long_queue_served() -> bool:
@@ -243,7 +242,7 @@ def build_session(
 		# rather than waiting for a job that would never start.
 		context={
 			"knowledge": opener(values),
-			"enqueue": enqueuer(user, turn) if long_queue_served() else None,
+			"enqueue_analysis": analysis_enqueuer(user, turn) if long_queue_served() else None,
 			"intake": intake_system(user, values),
 		},
 	)

@@ -42,7 +42,7 @@ ALIAS_PATTERN = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Words the database would read as syntax if used bare as a column alias.
 RESERVED_ALIASES = frozenset(
 	"select from where group order by limit offset as and or not in is null like between desc asc "
-	"range key keys index table join on union having distinct case when then else end".split()
+	"range key keys index table join on union having distinct case when then else end lines rows".split()
 )
 MAX_PAGE = 500
 
@@ -249,6 +249,7 @@ def aggregate_args(
 		keymap[alias] = alias
 		aliases.append(alias)
 	conditions = to_frappe_filters(entity, filters)
+	_refuse_fan_out(entity, metrics, tables | {c[0] for c in conditions})
 	for doctype in sorted(tables - {entity.doctype} - {c[0] for c in conditions}):
 		# Functions in fields do not make frappe join a child table; a filter on it does.
 		conditions.append([doctype, "name", "is", "set"])
@@ -265,6 +266,20 @@ def aggregate_args(
 	if kwargs["order_by"] is None and aliases and group_columns:
 		kwargs["order_by"] = f"{aliases[0]} desc"
 	return kwargs, keymap
+
+
+def _refuse_fan_out(entity: Entity, metrics: list[dict], tables: set[str]) -> None:
+	"""A document-level sum or average over a join with its lines would count each document once per line."""
+	if not tables - {entity.doctype}:
+		return
+	for metric in metrics:
+		name = metric.get("field")
+		if str(metric.get("fn", "")).lower() in ("sum", "avg") and name and entity.resolve(name)[0] is None:
+			raise ToolError(
+				f"{name} is a whole-document amount and the request joins its lines, so each document "
+				"would be added once per line. Total a line amount (e.g. items.net_amount) or filter "
+				"the documents first."
+			)
 
 
 def plain(value: Any) -> Any:
@@ -402,20 +417,56 @@ def _slug(text: str) -> str:
 	return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
 
 
+ROW_KINDS = ("leaf", "group", "summary")
+
+
+def _row_kind(row, indent: float, next_indent: float | None) -> str:
+	"""Whether a report row is a leaf, a group of the rows under it, or a summary (opening, total, closing)."""
+	if isinstance(row, dict):
+		if row.get("is_group") or row.get("bold"):
+			return "group" if row.get("is_group") else "summary"
+		cells = list(row.values())
+	else:
+		cells = list(row)
+	texts = [c for c in cells if isinstance(c, str) and c.strip()]
+	if not texts and not any(isinstance(c, int | float) and not isinstance(c, bool) for c in cells):
+		return "summary"  # a blank separator row
+	# ERPNext writes its own summary rows' labels in quotes: 'Opening', 'Total', 'Profit for the year'.
+	if any(t.startswith("'") and t.endswith("'") and len(t) > 2 for t in texts):
+		return "summary"
+	if next_indent is not None and next_indent > indent:
+		return "group"
+	return "leaf"
+
+
 def report_to_canonical(result: dict) -> dict:
-	"""`frappe.desk.query_report.run` output → {columns: [{key, label, type}], rows: [dict]}, total row dropped."""
+	"""`frappe.desk.query_report.run` output → columns, rows, each row's kind, and the report's own total row.
+
+	Kinds tell leaf rows from group rows (a parent account before its children) and summary rows
+	(opening, total, closing, subtotals), so totals are never counted twice.
+	"""
 	cols = [_report_column(c, i) for i, c in enumerate(result.get("columns") or [])]
 	keys = [c["key"] for c in cols]
-	rows = []
-	for row in result.get("result") or []:
+	raw = [r for r in result.get("result") or [] if isinstance(r, dict | list | tuple)]
+	total_row = None
+	if result.get("add_total_row") and raw:
+		total_row, raw = raw[-1], raw[:-1]  # frappe appends its own total row
+	indents = [float(r.get("indent") or 0) if isinstance(r, dict) else 0.0 for r in raw]
+	rows, kinds = [], []
+	for i, row in enumerate(raw):
 		if isinstance(row, dict):
 			rows.append({k: plain(row.get(k)) for k in keys})
-		elif isinstance(row, (list, tuple)):
+		else:
 			padded = [plain(v) for v in row] + [None] * (len(keys) - len(row))
 			rows.append(dict(zip(keys, padded, strict=False)))
-	if result.get("add_total_row") and rows:
-		rows = rows[:-1]  # frappe appends its own total row; totals are recomputed in code from the rows
-	return {"columns": cols, "rows": rows}
+		kinds.append(_row_kind(row, indents[i], indents[i + 1] if i + 1 < len(raw) else None))
+	out = {"columns": cols, "rows": rows, "kinds": kinds}
+	if total_row is not None:
+		if isinstance(total_row, dict):
+			out["total_row"] = {k: plain(total_row.get(k)) for k in keys}
+		else:
+			out["total_row"] = dict(zip(keys, [plain(v) for v in total_row], strict=False))
+	return out
 
 
 _JS_FIELD = re.compile(r"fieldname\s*:\s*[\"'](\w+)[\"']")

@@ -66,7 +66,7 @@ class AnalyticsJobsCase(PeopleTestCase):
 
 	def test_a_large_build_is_enqueued_as_the_person_on_the_long_queue(self):
 		session = session_for(ACCOUNTS)
-		self.assertTrue(callable(session.context["enqueue"]))
+		self.assertTrue(callable(session.context["enqueue_analysis"]))
 		self.assertIn("knowledge", session.context)
 		rows = frappe.db.count("Sales Invoice", {"docstatus": 1})
 		self.assertGreater(rows, 0)
@@ -81,15 +81,20 @@ class AnalyticsJobsCase(PeopleTestCase):
 		self.assertEqual(call.kwargs["user"], ACCOUNTS)
 		self.assertEqual(call.kwargs["key"], TREND)
 		self.assertEqual(call.kwargs["params"], {"horizon": 2})
+		# The job reads the same company the turn would have: the person's default.
+		self.assertEqual(call.kwargs["companies"], [session.person.company])
+		self.assertEqual(answer["company"], session.person.company)
 		self.assertEqual(call.kwargs["turn"], "t-1")
 		self.assertTrue(call.kwargs["deduplicate"])
 		self.assertEqual(answer["job"], call.kwargs["job_id"])
 		# The same question from the same person maps to the same job; another person's does not.
 		self.assertEqual(
-			call.kwargs["job_id"], frappe_session.analysis_job_id(ACCOUNTS, TREND, {"horizon": 2})
+			call.kwargs["job_id"],
+			frappe_session.analysis_job_id(ACCOUNTS, TREND, {"horizon": 2}, [session.person.company]),
 		)
 		self.assertNotEqual(
-			call.kwargs["job_id"], frappe_session.analysis_job_id(SALES, TREND, {"horizon": 2})
+			call.kwargs["job_id"],
+			frappe_session.analysis_job_id(SALES, TREND, {"horizon": 2}, [session.person.company]),
 		)
 		# Below the threshold the same build is computed in the turn.
 		with patch("frappe.enqueue") as enqueue:
@@ -99,7 +104,7 @@ class AnalyticsJobsCase(PeopleTestCase):
 
 	def test_without_a_long_queue_worker_a_large_build_runs_in_the_turn(self):
 		session = session_for(ACCOUNTS, worker=False)
-		self.assertIsNone(session.context["enqueue"])
+		self.assertIsNone(session.context["enqueue_analysis"])
 		with patch.object(analytics, "IN_TURN_ROWS", 0), patch("frappe.enqueue") as enqueue:
 			answer = analytics.build_tool(session, TREND, {})
 		enqueue.assert_not_called()

@@ -17,7 +17,6 @@ from __future__ import annotations
 import datetime as dt
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from analytics import catalog as analytics_catalog
 from analytics import charts
@@ -27,306 +26,24 @@ from analytics.dashboard import build as build_dashboard
 from analytics.errors import AnalyticsError
 from analytics.result import jsonable, summary_for_model
 from analytics.runner import run as run_analysis
+from noviz_agent.connectors import dataset_reader as reader
 from noviz_agent.connectors.base import AGGREGATE_FUNCTIONS, filters_schema
+from noviz_agent.connectors.dataset_reader import Scope
+from noviz_agent.connectors.model import load_model
+from noviz_agent.connectors.translate import parse_filters
 from noviz_agent.engine.errors import NotFound, ToolError
 from noviz_agent.engine.tools import Tool
 
 RESULT_TTL_SECONDS = 60 * 60
-PAGE_ROWS = 5_000
-# Names per lookup request: under the 500 rows a frappe page may hold.
-LOOKUP_CHUNK = 400
 # Above this many rows a fetch is moved to a background job when the edge can run one.
 IN_TURN_ROWS = 50_000
-MAX_ROWS = 1_000_000
 AGGREGATE_MAX_ROWS = 50
-
-
-@dataclass(frozen=True)
-class Lookup:
-	"""A column filled from another entity (e.g. an account's root type for GL entries)."""
-
-	entity: str
-	key_column: str
-	field: str
-
-
-@dataclass(frozen=True)
-class Source:
-	"""Where one analytics dataset comes from: an entity and the canonical field behind each column."""
-
-	entity: str
-	columns: dict[str, str]
-	date: str | None = None
-	filters: tuple = ()
-	default_months: int | None = 24
-	lookups: dict[str, Lookup] = field(default_factory=dict)
-	# Columns computed as the product of two others (e.g. cost = quantity × unit cost).
-	derived: dict[str, tuple[str, str]] = field(default_factory=dict)
-	# Said with every answer that uses a derived column, so an estimate is never taken for a record.
-	derived_notes: dict[str, str] = field(default_factory=dict)
-
-
-SUBMITTED = (("docstatus", "=", 1),)
-
-SOURCES: dict[str, Source] = {
-	"sales": Source(
-		"sales_invoice",
-		{
-			# The line, so two identical lines of one document stay two rows.
-			"id": "items.line_id",
-			"document": "name",
-			"date": "date",
-			"party": "customer",
-			"territory": "territory",
-			"item": "items.item",
-			"item_group": "items.item_group",
-			"amount": "items.net_amount",
-			"quantity": "items.qty",
-		},
-		date="date",
-		filters=SUBMITTED,
-		# Invoice lines carry a cost only when the invoice itself moved stock, so margins use the
-		# item's valuation rate: an estimate, and the answer says so.
-		lookups={"unit_cost": Lookup("item", "item", "valuation_rate")},
-		derived={"cost": ("quantity", "unit_cost")},
-		derived_notes={
-			"cost": "sales: cost is estimated as quantity × each item's current valuation rate, "
-			"not the cost booked when the goods left stock."
-		},
-	),
-	"purchases": Source(
-		"purchase_invoice",
-		{
-			# The line, so two identical lines of one document stay two rows.
-			"id": "items.line_id",
-			"document": "name",
-			"date": "date",
-			"party": "supplier",
-			"item": "items.item",
-			"item_group": "items.item_group",
-			"amount": "items.net_amount",
-			"quantity": "items.qty",
-		},
-		date="date",
-		filters=SUBMITTED,
-	),
-	"purchase_orders": Source(
-		"purchase_order",
-		{
-			# The line, so two identical lines of one document stay two rows.
-			"id": "items.line_id",
-			"document": "name",
-			"date": "date",
-			"party": "supplier",
-			"item": "items.item",
-			"quantity": "items.qty",
-			"amount": "items.net_amount",
-			"expected_date": "items.required_by",
-			"received_quantity": "items.received_qty",
-		},
-		date="date",
-		filters=SUBMITTED,
-	),
-	"stock": Source(
-		"stock_balance",
-		{"item": "item", "warehouse": "warehouse", "quantity": "actual_qty", "value": "stock_value"},
-		default_months=None,
-		lookups={"item_group": Lookup("item", "item", "item_group")},
-	),
-	"stock_moves": Source(
-		"stock_ledger_entry",
-		{
-			"id": "name",
-			"date": "date",
-			"item": "item",
-			"warehouse": "warehouse",
-			"quantity": "qty_change",
-			"value": "value_change",
-		},
-		date="date",
-		filters=(("is_cancelled", "=", 0),),
-		default_months=12,
-	),
-	"receivables": Source(
-		"sales_invoice",
-		{
-			"document": "name",
-			"party": "customer",
-			"territory": "territory",
-			"posting_date": "date",
-			"due_date": "due_date",
-			"amount": "base_total",
-			"outstanding": "outstanding",
-		},
-		date="date",
-		filters=SUBMITTED,
-		default_months=None,
-	),
-	"payables": Source(
-		"purchase_invoice",
-		{
-			"document": "name",
-			"party": "supplier",
-			"posting_date": "date",
-			"due_date": "due_date",
-			"amount": "base_total",
-			"outstanding": "outstanding",
-		},
-		date="date",
-		filters=SUBMITTED,
-		default_months=None,
-	),
-	"payments": Source(
-		"payment_entry",
-		{
-			"document": "name",
-			"date": "date",
-			"party": "party",
-			"party_type": "party_type",
-			"direction": "payment_type",
-			"amount": "base_paid_amount",
-			"mode": "mode_of_payment",
-		},
-		date="date",
-		filters=SUBMITTED,
-	),
-	"gl": Source(
-		"gl_entry",
-		{
-			"id": "name",
-			"date": "date",
-			"account": "account",
-			"debit": "debit",
-			"credit": "credit",
-			"cost_center": "cost_center",
-			"voucher_type": "voucher_type",
-			"document": "voucher_no",
-			"party": "party",
-		},
-		date="date",
-		filters=(("is_cancelled", "=", 0),),
-		lookups={"root_type": Lookup("account", "account", "root_type")},
-	),
-	"budget": Source(
-		"budget",
-		{"account": "accounts.account", "cost_center": "cost_center", "amount": "accounts.budget_amount"},
-		filters=SUBMITTED,
-		default_months=None,
-	),
-	"employees": Source(
-		"employee",
-		{
-			"employee": "name",
-			"department": "department",
-			"designation": "designation",
-			"branch": "branch",
-			"joining_date": "date_of_joining",
-			"relieving_date": "relieving_date",
-			"status": "status",
-		},
-		default_months=None,
-	),
-	"attendance": Source(
-		"attendance",
-		{
-			"id": "name",
-			"employee": "employee",
-			"department": "department",
-			"date": "date",
-			"status": "status",
-		},
-		date="date",
-		filters=SUBMITTED,
-		default_months=6,
-	),
-	"leave": Source(
-		"leave_application",
-		{
-			"id": "name",
-			"employee": "employee",
-			"department": "department",
-			"leave_type": "leave_type",
-			"from_date": "from_date",
-			"to_date": "to_date",
-			"days": "days",
-			"status": "status",
-		},
-		date="from_date",
-		filters=(("docstatus", "!=", 2),),
-		default_months=12,
-	),
-	"projects": Source(
-		"project",
-		{
-			"project": "name",
-			"status": "status",
-			"start_date": "expected_start_date",
-			"end_date": "expected_end_date",
-			"budget": "estimated_cost",
-			"actual_cost": "costing_amount",
-			"progress": "percent_complete",
-		},
-		default_months=None,
-	),
-	"timesheets": Source(
-		"timesheet",
-		{
-			"date": "time_logs.from_time",
-			"employee": "employee",
-			"project": "time_logs.project",
-			"activity": "time_logs.activity_type",
-			"hours": "time_logs.hours",
-			"billable": "time_logs.is_billable",
-			"billing_amount": "time_logs.billing_amount",
-			"cost_amount": "time_logs.costing_amount",
-		},
-		date="start_date",
-		filters=SUBMITTED,
-		default_months=12,
-	),
-	"issues": Source(
-		"issue",
-		{
-			"document": "name",
-			"opened": "opening_date",
-			"resolved": "resolution_date",
-			"status": "status",
-			"priority": "priority",
-			"party": "customer",
-		},
-		date="opening_date",
-		default_months=12,
-	),
-}
-
-
-# --- fetching -------------------------------------------------------------------------
+# Documents a child-table filter may select before a document-level total is refused as too broad.
+AGGREGATE_MAX_DOCUMENTS = 20_000
 
 
 def _today(session) -> dt.date:
 	return dt.date.fromtimestamp(session.clock())
-
-
-def _months_back(day: dt.date, months: int) -> dt.date:
-	month = day.month - months
-	year = day.year + (month - 1) // 12
-	month = (month - 1) % 12 + 1
-	return dt.date(year, month, 1)
-
-
-def period_filters(source: Source, params: dict, today: dt.date) -> list[list]:
-	"""The date range of the fetch: start/end when given, else the source's default look-back."""
-	if not source.date:
-		return []
-	start, end = params.get("start"), params.get("end")
-	if not start and source.default_months:
-		start = _months_back(today, source.default_months).isoformat()
-	out = []
-	if start:
-		out.append([source.date, ">=", str(start)])
-	if end:
-		out.append([source.date, "<=", str(end)])
-	return out
 
 
 def _columns_wanted(analysis, dataset: str) -> list[str]:
@@ -338,95 +55,10 @@ def _columns_wanted(analysis, dataset: str) -> list[str]:
 	return list(dict.fromkeys(wanted))
 
 
-def fetch(
-	session,
-	dataset: str,
-	columns: list[str],
-	params: dict,
-	required: tuple[str, ...] = (),
-	max_rows: int = MAX_ROWS,
-) -> tuple[list[dict], list[str]]:
-	"""Every row of one dataset for the period, as the person, renamed to the contract's columns.
-
-	Notes say when the fetch was cut short and which `required` columns this site cannot supply.
-	"""
-	source = SOURCES.get(dataset)
-	if source is None:
-		raise ToolError(f"No source is mapped for the analytics dataset {dataset!r}.")
-	derived = {c: source.derived[c] for c in columns if c in source.derived}
-	wanted = list(dict.fromkeys([*columns, *(part for parts in derived.values() for part in parts)]))
-	mapped = {c: source.columns[c] for c in wanted if c in source.columns}
-	lookups = {c: source.lookups[c] for c in wanted if c in source.lookups}
-	for lookup in lookups.values():
-		mapped.setdefault(lookup.key_column, source.columns[lookup.key_column])
-	fields = list(dict.fromkeys(mapped.values()))
-	filters = [list(f) for f in source.filters] + period_filters(source, params, _today(session))
-	rows: list[dict] = []
-	offset = 0
-	notes = []
-	# A connector may cap a page below what was asked (the frappe one serves at most 500 rows), so a
-	# short page is not the end: the end is an empty page, or one shorter than the pages before it.
-	served = None
-	while True:
-		page = session.connector.list(
-			source.entity, fields=fields, filters=filters, order_by="name asc", limit=PAGE_ROWS, offset=offset
-		)
-		if not page:
-			break
-		rows.extend({column: row.get(name) for column, name in mapped.items()} for row in page)
-		offset += len(page)
-		if served is not None and len(page) < served:
-			break
-		served = len(page)
-		session.notify({"event": "analytics_fetch", "dataset": dataset, "rows": len(rows)})
-		if len(rows) >= max_rows:
-			notes.append(
-				f"{dataset}: stopped at {len(rows):,} rows; narrow the period for a complete answer."
-			)
-			break
-	for column, lookup in lookups.items():
-		values = _look_up(session, lookup, {r.get(lookup.key_column) for r in rows} - {None, ""})
-		for r in rows:
-			r[column] = values.get(r.get(lookup.key_column))
-	for column, (left, right) in derived.items():
-		for r in rows:
-			a, b = r.get(left), r.get(right)
-			r[column] = a * b if isinstance(a, (int, float)) and isinstance(b, (int, float)) else None
-		notes.append(
-			source.derived_notes.get(column, f"{dataset}: {column} is computed as {left} × {right}.")
-		)
-	helpers = [c for c in wanted if c not in columns]
-	for r in rows:
-		for column in helpers:
-			r.pop(column, None)
-	missing = [c for c in required if c not in mapped and c not in lookups and c not in derived]
-	if missing:
-		notes.append(f"{dataset}: this site's data has no field for {', '.join(missing)}.")
-	return rows, notes
-
-
-def _look_up(session, lookup: Lookup, keys: set) -> dict:
-	"""`lookup.field` of each key's record, a few hundred names a request (a page is capped)."""
-	keys = sorted(keys)
-	values = {}
-	for start in range(0, len(keys), LOOKUP_CHUNK):
-		chunk = keys[start : start + LOOKUP_CHUNK]
-		found = session.connector.list(
-			lookup.entity, fields=["name", lookup.field], filters=[["name", "in", chunk]], limit=len(chunk)
-		)
-		values.update((r["name"], r.get(lookup.field)) for r in found)
-	return values
-
-
-def estimate_rows(session, analysis, params: dict) -> int:
-	total = 0
-	for dataset in analysis.needs:
-		source = SOURCES.get(dataset)
-		if source is None:
-			continue
-		filters = [list(f) for f in source.filters] + period_filters(source, params, _today(session))
-		total += session.connector.count(source.entity, filters)
-	return total
+def estimate_rows(session, analysis, params: dict, scope: Scope | None = None) -> int:
+	return sum(
+		reader.estimate_rows(session, dataset, params, scope, _today(session)) for dataset in analysis.needs
+	)
 
 
 def _analysis(key: str):
@@ -436,29 +68,87 @@ def _analysis(key: str):
 		raise ToolError(f"{exc}. Find analyses with analytics.catalog.") from None
 
 
+def _fiscal_year(session, name: str | None) -> dict:
+	"""The fiscal year named, else the one containing today: its name and dates."""
+	today = _today(session).isoformat()
+	filters = [["year", "=", name]] if name else [["start_date", "<=", today], ["end_date", ">=", today]]
+	found = session.connector.list(
+		"fiscal_year", fields=["name", "year", "start_date", "end_date"], filters=filters, limit=1
+	)
+	if not found:
+		raise ToolError(
+			f"No fiscal year {name!r}; name one as it is written in Fiscal Year."
+			if name
+			else "No fiscal year contains today; name the fiscal_year to compare."
+		)
+	return found[0]
+
+
 def _with_defaults(session, analysis, params: dict | None) -> dict:
 	params = dict(params or {})
 	names = {p.name for p in analysis.all_params()}
 	if "as_of" in names and not params.get("as_of"):
 		params["as_of"] = _today(session).isoformat()
+	if "fiscal_year" in names:
+		# A budget compares one fiscal year: its dates bound the ledger read.
+		year = _fiscal_year(session, params.get("fiscal_year"))
+		params.update(fiscal_year=year["name"], start=str(year["start_date"]), end=str(year["end_date"]))
 	return params
 
 
-def compute(session, key: str, params: dict | None = None) -> dict:
-	"""Fetch the datasets of analysis `key` as the person and compute it: the full result."""
+def _cost_only(rows: list[dict], dataset: str) -> tuple[list[dict], list[str]]:
+	"""Lines with a stock ledger cost; the rest are named, never costed from the item master."""
+	costed = [r for r in rows if isinstance(r.get("cost"), int | float)]
+	left = len(rows) - len(costed)
+	if rows and not costed:
+		raise ToolError(
+			f"None of the {len(rows):,} {dataset} lines has a cost in the stock ledger (nothing was delivered "
+			"from stock, or the ledger cannot be read as this person), so margins cannot be computed; "
+			"they are not estimated from item master rates."
+		)
+	if not left:
+		return rows, []
+	amount = sum(float(r.get("amount") or 0) for r in rows if r not in costed)
+	return costed, [
+		f"{dataset}: {left:,} line(s) worth {amount:,.2f} have no stock ledger cost (services, or not "
+		"delivered from stock) and are left out of the margins."
+	]
+
+
+def fetch_all(session, analysis, params: dict, scope: Scope) -> tuple[dict, list[str]]:
+	"""Every dataset an analysis reads, for its scope and period, and the notes about them."""
+	data, notes = {}, []
+	for dataset in analysis.needs:
+		session.notify({"event": "analytics_fetch", "dataset": dataset, "rows": 0})
+		rows, more = reader.fetch(
+			session,
+			dataset,
+			_columns_wanted(analysis, dataset),
+			params,
+			scope=scope,
+			today=_today(session),
+			required=analysis.needs[dataset],
+			# Analyses that apply start/end themselves (new customers, headcount) need the history before it.
+			full_history=not analysis.period_filter,
+		)
+		if "cost" in analysis.needs[dataset]:
+			rows, costed = _cost_only(rows, dataset)
+			more += costed
+		data[dataset] = rows
+		notes += more
+	return data, notes
+
+
+def compute(session, key: str, params: dict | None = None, company: str | None = None, combine=None) -> dict:
+	"""Fetch the datasets of analysis `key` as the person, for one company, and compute it."""
 	analysis = _analysis(key)
+	scope = reader.resolve_scope(session, company, combine)
 	params = _with_defaults(session, analysis, params)
 	try:
 		analysis.resolve(params)
 	except AnalyticsError as exc:
 		raise ToolError(str(exc)) from None
-	data, notes = {}, []
-	for dataset in analysis.needs:
-		session.notify({"event": "analytics_fetch", "dataset": dataset, "rows": 0})
-		data[dataset], more = fetch(
-			session, dataset, _columns_wanted(analysis, dataset), params, analysis.needs[dataset]
-		)
-		notes += more
+	data, notes = fetch_all(session, analysis, params, scope)
 	session.notify({"event": "analytics_compute", "key": key})
 	try:
 		result = run_analysis(key, data, params)
@@ -471,6 +161,7 @@ def compute(session, key: str, params: dict | None = None) -> dict:
 			"Try other parameters or another analysis."
 		) from None
 	result["warnings"] = notes + result.get("warnings", [])
+	result.update(scope.describe())
 	return result
 
 
@@ -485,11 +176,6 @@ def _stored(session, result_id: str) -> dict:
 	if not isinstance(record, dict) or record.get("user") != session.user:
 		raise NotFound("That result is no longer available; build the analysis again.")
 	return record
-
-
-def _answer(result: dict, result_id: str) -> dict:
-	"""What the model reads: the bounded summary, the id of the full result, and the chart for the chat."""
-	return {**summary_for_model(result), "result_id": result_id, "chart": result.get("chart")}
 
 
 # --- tools ----------------------------------------------------------------------------
@@ -534,39 +220,51 @@ def catalog_tool(session, words: str = "", category: str | None = None, limit: i
 	}
 
 
-def build_tool(session, key: str, params: dict | None = None) -> dict:
-	"""Compute a standard analysis on the person's own data and get its KPIs, findings and chart.
+def _answer(result: dict, result_id: str) -> dict:
+	"""What the model reads: the bounded summary, whose books it covers, the result id and the chart."""
+	scope = {"company": result.get("company"), "currency": result.get("currency")}
+	return {**scope, **summary_for_model(result), "result_id": result_id, "chart": result.get("chart")}
+
+
+def build_tool(
+	session, key: str, params: dict | None = None, company: str = "", combine: list[str] | None = None
+) -> dict:
+	"""Compute a standard analysis on one company's books and get its KPIs, findings and chart.
 
 	Every number is computed in code over the complete period (forecasts, anomalies and change
-	points included); quote them rather than estimating. The full result is kept under
-	result_id for charts and dashboards. Parameters: start/end dates (YYYY-MM-DD) and those
-	listed by analytics.catalog.
+	points included); quote them rather than estimating, and say the company and currency given
+	with them. The full result is kept under result_id for charts and dashboards. Parameters:
+	start/end dates (YYYY-MM-DD) and those listed by analytics.catalog.
 
 	Args:
 		key: The analysis key from analytics.catalog, e.g. "sales.monthly_trend".
 		params: Parameters, e.g. {"start": "2024-01-01", "end": "2024-12-31", "horizon": 3}.
+		company: The company whose books to read; empty for the person's default company.
+		combine: Several companies to add together, only when the person asks for it; they must keep their books in one currency.
 	"""
 	analysis = _analysis(key)
-	enqueue: Callable | None = (session.context or {}).get("enqueue")
-	if enqueue is not None:
-		rows = estimate_rows(session, analysis, _with_defaults(session, analysis, params))
+	scope = reader.resolve_scope(session, company or None, combine)
+	enqueue_analysis: Callable | None = (session.context or {}).get("enqueue_analysis")
+	if enqueue_analysis is not None:
+		rows = estimate_rows(session, analysis, _with_defaults(session, analysis, params), scope)
 		if rows > IN_TURN_ROWS:
-			job = enqueue(
-				"noviz_agent.tools.analytics.background_build", {"key": key, "params": params or {}}
-			)
+			job = enqueue_analysis(key, params or {}, list(scope.companies))
 			return {
 				"status": "running",
 				"job": job,
 				"rows": rows,
+				**scope.describe(),
 				"message": f"{rows:,} records to read: the analysis runs in the background and the person is told when it is ready.",
 			}
-	result = compute(session, key, params)
+	result = compute(session, key, params, combine=list(scope.companies))
 	return _answer(result, _store(session, result))
 
 
-def background_build(session, key: str, params: dict | None = None) -> dict:
+def background_build(
+	session, key: str, params: dict | None = None, companies: list[str] | None = None
+) -> dict:
 	"""The body of a background analysis job: compute, keep the result, tell the person it is ready."""
-	result = compute(session, key, params)
+	result = compute(session, key, params, combine=companies)
 	result_id = _store(session, result)
 	session.notify(
 		{"event": "analytics_ready", "key": key, "result_id": result_id, "title": result.get("title")}
@@ -574,15 +272,19 @@ def background_build(session, key: str, params: dict | None = None) -> dict:
 	return _answer(result, result_id)
 
 
-def _fetch_all(session, analysis, params: dict) -> dict:
-	data = {}
-	for dataset in analysis.needs:
-		data[dataset], _ = fetch(session, dataset, _columns_wanted(analysis, dataset), params)
-	return data
+def _scoped_data(session, analysis, params: dict, company: str, combine) -> tuple[dict, Scope]:
+	scope = reader.resolve_scope(session, company or None, combine)
+	data, _ = fetch_all(session, analysis, params, scope)
+	return data, scope
 
 
 def compare_periods_tool(
-	session, key: str, period_a: list[str], period_b: list[str], params: dict | None = None
+	session,
+	key: str,
+	period_a: list[str],
+	period_b: list[str],
+	params: dict | None = None,
+	company: str = "",
 ) -> dict:
 	"""Compare one analysis over two date ranges and get what changed and which customers, items... drove it.
 
@@ -591,22 +293,29 @@ def compare_periods_tool(
 		period_a: [start, end] of the first period (YYYY-MM-DD), usually the earlier one.
 		period_b: [start, end] of the second period.
 		params: Other parameters of the analysis.
+		company: The company whose books to read; empty for the person's default company.
 	"""
 	analysis = _analysis(key)
 	if len(period_a) != 2 or len(period_b) != 2:
 		raise ToolError("period_a and period_b are each [start, end] dates.")
 	params = _with_defaults(session, analysis, params)
 	span = {"start": min(period_a[0], period_b[0]), "end": max(period_a[1], period_b[1])}
-	data = _fetch_all(session, analysis, {**params, **span})
+	data, scope = _scoped_data(session, analysis, {**params, **span}, company, None)
 	try:
 		result = compare_periods(key, data, tuple(period_a), tuple(period_b), params)
 	except AnalyticsError as exc:
 		raise ToolError(str(exc)) from None
-	return _compare_answer(session, result)
+	return _compare_answer(session, {**result, **scope.describe()})
 
 
 def compare_segments_tool(
-	session, key: str, column: str, segment_a: str, segment_b: str, params: dict | None = None
+	session,
+	key: str,
+	column: str,
+	segment_a: str,
+	segment_b: str,
+	params: dict | None = None,
+	company: str = "",
 ) -> dict:
 	"""Compare one analysis between two segments (e.g. territory North vs South) and what drives the gap.
 
@@ -616,15 +325,16 @@ def compare_segments_tool(
 		segment_a: The first segment's value.
 		segment_b: The second segment's value.
 		params: Other parameters of the analysis.
+		company: The company whose books to read; empty for the person's default company.
 	"""
 	analysis = _analysis(key)
 	params = _with_defaults(session, analysis, params)
-	data = _fetch_all(session, analysis, params)
+	data, scope = _scoped_data(session, analysis, params, company, None)
 	try:
 		result = compare_segments(key, data, column, segment_a, segment_b, params)
 	except AnalyticsError as exc:
 		raise ToolError(str(exc)) from None
-	return _compare_answer(session, result)
+	return _compare_answer(session, {**result, **scope.describe()})
 
 
 def _compare_answer(session, result: dict) -> dict:
@@ -632,6 +342,8 @@ def _compare_answer(session, result: dict) -> dict:
 	sides = full.pop("results", [])
 	result_id = _store(session, {**full, "sides": sides}, kind="comparison")
 	summary = {
+		"company": result.get("company"),
+		"currency": result.get("currency"),
 		"key": result["key"],
 		"title": result["title"],
 		"kpis": result["kpis"],
@@ -653,6 +365,7 @@ def aggregate_tool(
 	filters: list[dict] | None = None,
 	order_by: str | None = None,
 	limit: int = 20,
+	company: str = "",
 ) -> dict:
 	"""Totals, counts and averages of any entity grouped by fields, computed by the system as the person.
 
@@ -666,6 +379,7 @@ def aggregate_tool(
 		filters: Conditions, e.g. [{"field": "date", "op": ">=", "value": "2025-01-01"}].
 		order_by: e.g. "revenue desc".
 		limit: Most groups to return.
+		company: The company whose records to total; empty for the person's default company.
 	"""
 	for metric in metrics:
 		if not isinstance(metric, dict) or metric.get("fn") not in AGGREGATE_FUNCTIONS:
@@ -673,14 +387,25 @@ def aggregate_tool(
 		if metric["fn"] != "count" and not metric.get("field"):
 			raise ToolError(f"Metric {metric['fn']} needs a field.")
 	limit = max(1, min(int(limit), AGGREGATE_MAX_ROWS))
-	rows = session.connector.aggregate(
-		entity, metrics=metrics, group_by=group_by or [], filters=filters, order_by=order_by, limit=limit + 1
+	filters, scope = scoped_aggregate_filters(session, entity, metrics, group_by or [], filters, company)
+	rows = (
+		session.connector.aggregate(
+			entity,
+			metrics=metrics,
+			group_by=group_by or [],
+			filters=filters,
+			order_by=order_by,
+			limit=limit + 1,
+		)
+		if filters is not None
+		else []
 	)
 	more = len(rows) > limit
 	rows = rows[:limit]
 	keys = list(rows[0]) if rows else [*(group_by or []), *(m.get("as") or m["fn"] for m in metrics)]
 	answer = {
 		"entity": entity,
+		**(scope.describe() if scope else {}),
 		"columns": [{"key": k, "label": k.replace("_", " ").replace(".", " ").capitalize()} for k in keys],
 		"rows": rows,
 		"total": len(rows),
@@ -695,6 +420,47 @@ def aggregate_tool(
 				f"{measure} by {group_by[0]}", [r.get(group_by[0]) for r in rows], values, measure
 			)
 	return jsonable(answer)
+
+
+def scoped_aggregate_filters(
+	session, entity: str, metrics: list[dict], group_by: list[str], filters, company: str = ""
+) -> tuple[list | None, Scope | None]:
+	"""The filters an aggregate really runs with: one company's records, each document counted once.
+
+	A document-level amount (an invoice's total) summed over a join with its lines would be added
+	once per line: grouped by a line field it is refused, filtered by one it is totalled over the
+	matching documents instead. None as filters means no document matches.
+	"""
+	ent = load_model().entity(entity)
+	triples, scope = reader.company_filters(session, entity, filters, company or None)
+	conditions = parse_filters(ent, triples)
+	per_document = [
+		m for m in metrics if m.get("fn") in ("sum", "avg") and m.get("field") and "." not in m["field"]
+	]
+	if not per_document:
+		return triples, scope
+	line_fields = [g for g in group_by if "." in g] + [
+		m["field"] for m in metrics if "." in (m.get("field") or "")
+	]
+	if line_fields:
+		raise ToolError(
+			f"{per_document[0]['field']} is a whole-document amount; next to the line field {line_fields[0]} "
+			"it would be added once per line. Total a line amount instead (e.g. items.net_amount), "
+			"or leave the line field out."
+		)
+	if not any(c.child for c in conditions):
+		return triples, scope
+	names = list(dict.fromkeys(r["name"] for r in reader.pages(session, entity, ["name"], triples, ["name"])))
+	if len(names) > AGGREGATE_MAX_DOCUMENTS:
+		raise ToolError(
+			f"{len(names):,} documents match the line conditions; narrow the filters (a date range) to total them."
+		)
+	if not names:
+		return None, scope
+	# The documents that have a matching line, each once; the line conditions are already applied.
+	return [t for t, c in zip(triples, conditions, strict=True) if c.child is None] + [
+		["name", "in", names]
+	], scope
 
 
 CHART_KINDS = ("line", "bar", "stacked", "pie")
@@ -801,7 +567,8 @@ def dashboard_pdf(session, result_id: str, meta: dict | None = None) -> bytes:
 RULES = (
 	"For how the business is doing, trends, forecasts, rankings, ageing or margins, find a standard analysis "
 	"with analytics.catalog and run it with analytics.build; never add up rows or estimate numbers yourself. "
-	"Quote KPIs and observations as given; say which period they cover."
+	"Quote KPIs and observations as given; say which company, currency and period they cover. Every figure "
+	"is one company's: the person's default unless they name another; combine companies only when asked."
 )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from noviz_agent.connectors.base import filters_schema as base_filters_schema
+from noviz_agent.connectors.dataset_reader import company_filters
 from noviz_agent.connectors.model import ACTION_PERMISSION, Entity, Field, doc_url, load_model
 from noviz_agent.connectors.translate import to_frappe_values
 from noviz_agent.engine.errors import PermissionDenied, ToolError
@@ -143,7 +144,8 @@ def _list(ent: Entity) -> Callable:
 		names = list(args.get("fields") or ent.default_list_fields())
 		if "name" not in names:
 			names.insert(0, "name")
-		filters, order_by = args.get("filters"), args.get("order_by")
+		filters, scope = company_filters(session, ent.key, args.get("filters"), required=False)
+		order_by = args.get("order_by")
 		conn = session.connector
 		rows = conn.list(
 			ent.key, fields=names, filters=filters, order_by=order_by, limit=size, offset=(page - 1) * size
@@ -156,6 +158,7 @@ def _list(ent: Entity) -> Callable:
 			"columns": columns(ent, names),
 			"rows": _with_links(ent, rows),
 			"total": total,
+			**(scope.describe() if scope else {}),
 			"page": {"number": page, "size": size, "pages": pages, "has_more": page < pages},
 			"note": (
 				f"Showing {len(rows)} of {total} {ent.label} records (page {page} of {pages}). This is one page, "
@@ -187,10 +190,11 @@ def _list(ent: Entity) -> Callable:
 
 def _count(ent: Entity) -> Callable:
 	def handler(args: dict, session) -> dict:
-		filters = args.get("filters")
+		filters, scope = company_filters(session, ent.key, args.get("filters"), required=False)
 		return {
 			"entity": ent.key,
 			"doctype": ent.doctype,
+			**(scope.describe() if scope else {}),
 			"count": session.connector.count(ent.key, filters),
 			"filters": filters or [],
 		}

@@ -70,17 +70,41 @@ def _find(session, words: str, limit: int = 10) -> dict:
 	}
 
 
-def summarise(columns: list[dict], rows: list[dict]) -> dict:
-	"""Row count and totals of amount and quantity columns, computed from every row."""
+def _sum(columns: list[dict], rows: list[dict]) -> dict:
 	totals = {}
 	for col in columns:
 		if col.get("type") not in SUMMABLE_TYPES:
 			continue
-		values = [r.get(col["key"]) for r in rows]
-		numbers = [float(v) for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)]
+		numbers = [
+			float(v)
+			for v in (r.get(col["key"]) for r in rows)
+			if isinstance(v, int | float) and not isinstance(v, bool)
+		]
 		if numbers:
 			totals[col["key"]] = round(sum(numbers), 6)
-	return {"row_count": len(rows), "totals": totals}
+	return totals
+
+
+def summarise(
+	columns: list[dict], rows: list[dict], kinds: list[str] | None = None, total_row: dict | None = None
+) -> dict:
+	"""Row count and totals of amount and quantity columns, and where the totals come from.
+
+	The report's own total row when it has one; otherwise the sum of its leaf rows only, so
+	group rows (a parent account), opening, total and closing rows are never counted again.
+	"""
+	kinds = kinds or ["leaf"] * len(rows)
+	if total_row:
+		totals = _sum(columns, [total_row])
+		source = "the report's own total row"
+	else:
+		leaves = [r for r, kind in zip(rows, kinds, strict=False) if kind == "leaf"]
+		totals = _sum(columns, leaves)
+		left_out = len(rows) - len(leaves)
+		source = "its leaf rows" + (
+			f" ({left_out} group, opening, total or closing rows left out)" if left_out else ""
+		)
+	return {"row_count": len(rows), "totals": totals, "totals_from": source}
 
 
 def _page_of(stored: dict, result_id: str, page: int, size: int) -> dict:
@@ -99,7 +123,8 @@ def _page_of(stored: dict, result_id: str, page: int, size: int) -> dict:
 		"result_id": result_id,
 		"note": (
 			f"Page {page} of {pages}; all {len(rows)} rows are kept for paging and analysis under result_id. "
-			"Totals in summary cover every row; quote them rather than adding rows up."
+			f"Totals in summary come from {stored['summary'].get('totals_from', 'every row')}; quote them "
+			"rather than adding rows up. Figures are for the company in filters."
 		),
 	}
 
@@ -127,7 +152,7 @@ def _run(
 		return _page_of(stored, result_id, page, size)
 	if not report:
 		raise ToolError("Give the report name (from report.find), or a result_id to page through.")
-	result = session.connector.run_report(report, filters or {})
+	result = session.connector.run_report(report, with_company(session, report, filters or {}))
 	columns, rows = result["columns"], result["rows"]
 	stored = {
 		"kind": "rows",
@@ -136,11 +161,22 @@ def _run(
 		"filters": result.get("filters", filters or {}),
 		"columns": columns,
 		"rows": rows,
-		"summary": summarise(columns, rows),
+		"summary": summarise(columns, rows, result.get("kinds"), result.get("total_row")),
 	}
 	new_id = f"r_{secrets.token_urlsafe(9)}"
 	session.results.put(new_id, stored, RESULT_TTL_SECONDS)
 	return _page_of(stored, new_id, page, size)
+
+
+def with_company(session, report: str, filters: dict) -> dict:
+	"""The report's filters with the person's default company when the report takes one and none was named."""
+	if filters.get("company") or not getattr(session.person, "company", None):
+		return filters
+	declared = next((r for r in session.connector.list_reports() if r.get("name") == report), None)
+	names = {f.get("fieldname") for f in (declared or {}).get("filters") or []}
+	if "company" in names:
+		return {**filters, "company": session.person.company}
+	return filters
 
 
 def tools() -> list[Tool]:

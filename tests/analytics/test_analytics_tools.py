@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from noviz_agent.connectors import dataset_reader as reader
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError
 from noviz_agent.engine.gateway import call_tool
 from noviz_agent.engine.session import Limits, Person, Session
@@ -24,11 +25,12 @@ def invoice(name, date, customer, territory, lines, docstatus=1, due=None, outst
 		"customer": customer,
 		"territory": territory,
 		"docstatus": docstatus,
+		"company": "C",
 		"base_total": total,
 		"outstanding": outstanding,
 		"items": [
-			{"item": item, "item_group": "Goods", "net_amount": amount, "qty": qty}
-			for item, amount, qty in lines
+			{"line_id": f"{name}-{i}", "item": item, "item_group": "Goods", "net_amount": amount, "qty": qty}
+			for i, (item, amount, qty) in enumerate(lines)
 		],
 	}
 
@@ -58,6 +60,7 @@ GL = [
 		"debit": 0,
 		"credit": 500,
 		"is_cancelled": 0,
+		"company": "C",
 		"voucher_no": "V1",
 		"cost_center": "Main",
 	},
@@ -68,6 +71,7 @@ GL = [
 		"debit": 200,
 		"credit": 0,
 		"is_cancelled": 0,
+		"company": "C",
 		"voucher_no": "V2",
 		"cost_center": "Main",
 	},
@@ -78,6 +82,7 @@ GL = [
 		"debit": 300,
 		"credit": 0,
 		"is_cancelled": 1,
+		"company": "C",
 		"voucher_no": "V3",
 		"cost_center": "Main",
 	},
@@ -87,13 +92,14 @@ ACCOUNTS = [
 	{"name": "Rent - C", "root_type": "Expense"},
 ]
 
+COMPANIES = [{"name": "C", "currency": "USD"}]
 TODAY = 1743465600.0  # 2025-04-01 00:00 UTC
 
 
 def session_for(connector, context=None, events=None) -> Session:
 	registry = Registry(tool_module.tools())
 	return Session(
-		person=Person(user=connector.user),
+		person=Person(user=connector.user, company="C"),
 		connector=connector,
 		registry=registry,
 		allowed=frozenset(registry.names()),
@@ -109,11 +115,11 @@ def connector(user="ana@example.com", **perms):
 		"sales_invoice": {"read"},
 		"gl_entry": {"read"},
 		"account": {"read"},
+		"company": {"read"},
 		**perms,
 	}
-	return MemoryConnector(
-		user, data={"sales_invoice": INVOICES, "gl_entry": GL, "account": ACCOUNTS}, permissions=permissions
-	)
+	data = {"sales_invoice": INVOICES, "gl_entry": GL, "account": ACCOUNTS, "company": COMPANIES}
+	return MemoryConnector(user, data=data, permissions=permissions)
 
 
 def test_tools_register_with_their_names_and_schemas():
@@ -129,27 +135,6 @@ def test_tools_register_with_their_names_and_schemas():
 	}
 	assert "sales.monthly_trend" in registry["analytics.build"].parameters["properties"]["key"]["enum"]
 	assert registry["analytics.catalog"].prompt_rules
-
-
-def test_every_dataset_has_a_source_whose_fields_exist_in_the_model():
-	from analytics.contract import DATASETS
-	from noviz_agent.connectors.model import load_model
-
-	model = load_model()
-	assert set(tool_module.SOURCES) == set(DATASETS)
-	for name, source in tool_module.SOURCES.items():
-		entity = model.entity(source.entity)
-		for column, field in source.columns.items():
-			assert DATASETS[name].column(column) is not None, f"{name}.{column}"
-			entity.resolve(field)  # raises when the canonical field does not exist
-		if source.date:
-			entity.resolve(source.date)
-		inputs = {part for parts in source.derived.values() for part in parts}
-		for column, lookup in source.lookups.items():
-			assert DATASETS[name].column(column) is not None or column in inputs, f"{name}.{column}"
-			model.entity(lookup.entity).resolve(lookup.field)
-		for column in source.derived:
-			assert DATASETS[name].column(column) is not None, f"{name}.{column}"
 
 
 def test_catalog_finds_analyses_by_words():
@@ -189,7 +174,7 @@ def test_build_passes_today_as_the_default_as_of():
 	assert result.ok, result.error
 	buckets = {r[0]: r[1] for r in session.results.get(result.data["result_id"])["result"]["table"]["rows"]}
 	# On 2025-04-01 SI-1 (due 4 Feb) is 56 days late and SI-3 (due 5 Mar) 27 days late.
-	assert buckets["31-60"] == 150 and buckets["1-30"] == 30
+	assert buckets["31-60"] == 150 and buckets["0-30"] == 30
 
 
 def test_build_refuses_what_the_person_cannot_read():
@@ -198,37 +183,6 @@ def test_build_refuses_what_the_person_cannot_read():
 	with pytest.raises(PermissionDenied):
 		tool_module.build_tool(session, "sales.monthly_trend")
 	assert call_tool(session, "analytics.build", {"key": "sales.monthly_trend"}).status == "refused"
-
-
-ITEMS = [
-	{"name": "X", "item_code": "X", "valuation_rate": 40.0},
-	{"name": "Y", "item_code": "Y", "valuation_rate": 10.0},
-	{"name": "Z", "item_code": "Z", "valuation_rate": 30.0},
-]
-
-
-def test_margins_estimate_cost_from_valuation_rates_and_say_so():
-	with_items = MemoryConnector(
-		"ana@example.com",
-		data={"sales_invoice": INVOICES, "item": ITEMS},
-		permissions={"sales_invoice": {"read"}, "item": {"read"}},
-	)
-	result = tool_module.build_tool(
-		session_for(with_items), "margins.gross_margin_trend", {"start": "2025-01-01", "end": "2025-03-31"}
-	)
-	kpis = {k["label"]: k["value"] for k in result["kpis"]}
-	# By hand, submitted lines only: revenue 100+50+200+30+400+80+20 = 880;
-	# cost 1×40 + 2×10 + 2×40 + 1×10 + 4×40 + 1×30 + 1×40 = 380.
-	assert kpis["Revenue"] == 880.0 and kpis["Gross profit"] == 500.0
-	assert kpis["Gross margin overall"] == pytest.approx(500 / 880 * 100, abs=0.01)
-	assert any("valuation rate" in w for w in result["warnings"])
-	assert not any("unit_cost" in w for w in result["warnings"])
-
-
-def test_margins_without_access_to_items_are_refused_with_the_reason():
-	session = session_for(connector())
-	with pytest.raises(PermissionDenied, match="Item"):
-		tool_module.build_tool(session, "margins.gross_margin_trend")
 
 
 def test_unknown_analysis_is_a_tool_error_with_a_hint():
@@ -346,29 +300,25 @@ def test_large_analyses_go_to_a_background_job(monkeypatch):
 	jobs = []
 	events = []
 
-	def enqueue(method, kwargs):
-		jobs.append((method, kwargs))
+	def enqueue_analysis(key: str, params: dict, companies: list[str]) -> str:
+		jobs.append((key, params, companies))
 		return "job-1"
 
 	monkeypatch.setattr(tool_module, "IN_TURN_ROWS", 2)
-	session = session_for(connector(), context={"enqueue": enqueue}, events=events)
+	session = session_for(connector(), context={"enqueue_analysis": enqueue_analysis}, events=events)
 	answer = tool_module.build_tool(session, "sales.monthly_trend", {"start": "2025-01-01"})
 	assert answer["status"] == "running" and answer["job"] == "job-1"
-	assert jobs == [
-		(
-			"noviz_agent.tools.analytics.background_build",
-			{"key": "sales.monthly_trend", "params": {"start": "2025-01-01"}},
-		)
-	]
-	done = tool_module.background_build(session, **jobs[0][1])
+	assert answer["company"] == "C" and answer["currency"] == "USD"
+	assert jobs == [("sales.monthly_trend", {"start": "2025-01-01"}, ["C"])]
+	done = tool_module.background_build(session, *jobs[0])
 	assert done["result_id"] and events[-1]["event"] == "analytics_ready"
 
 
 def test_fetch_pages_through_every_row(monkeypatch):
-	monkeypatch.setattr(tool_module, "PAGE_ROWS", 2)
+	monkeypatch.setattr(reader, "PAGE_ROWS", 2)
 	conn = connector()
 	session = session_for(conn)
-	rows, notes = tool_module.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
+	rows, notes = reader.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
 	assert len(rows) == 7 and not notes  # lines of the five submitted invoices
 	assert sum(1 for call in conn.calls if call == ("list", "sales_invoice")) == 4  # 2, 2, 2, 1
 
@@ -383,7 +333,7 @@ def test_fetch_reads_every_row_when_the_connector_caps_its_pages():
 
 	conn.list = capped
 	session = session_for(conn)
-	rows, _ = tool_module.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
+	rows, _ = reader.fetch(session, "sales", ["date", "amount", "document"], {"start": "2025-01-01"})
 	assert len(rows) == 7  # 3, 3, 1
 	result = tool_module.build_tool(session, "sales.monthly_trend", {"start": "2025-01-01"})
 	assert next(k for k in result["kpis"] if k["label"] == "Total revenue")["value"] == 880
@@ -393,27 +343,39 @@ def test_stock_takes_item_groups_from_the_item():
 	conn = MemoryConnector(
 		"ana@example.com",
 		data={
-			"stock_balance": [
-				{"name": "B1", "item": "X", "warehouse": "W1", "actual_qty": 5, "stock_value": 50},
-				{"name": "B2", "item": "Y", "warehouse": "W1", "actual_qty": 2, "stock_value": 30},
-				{"name": "B3", "item": "X", "warehouse": "W2", "actual_qty": 1, "stock_value": 10},
+			"stock_ledger_entry": [
+				{
+					"name": "S1",
+					"item": "X",
+					"warehouse": "W1",
+					"qty_change": 5,
+					"value_change": 50,
+					"company": "C",
+				},
+				{
+					"name": "S2",
+					"item": "Y",
+					"warehouse": "W1",
+					"qty_change": 2,
+					"value_change": 30,
+					"company": "C",
+				},
+				{
+					"name": "S3",
+					"item": "X",
+					"warehouse": "W2",
+					"qty_change": 1,
+					"value_change": 10,
+					"company": "C",
+				},
 			],
 			"item": [{"name": "X", "item_group": "Raw"}, {"name": "Y", "item_group": "Packing"}],
+			"company": COMPANIES,
 		},
-		permissions={"stock_balance": {"read"}, "item": {"read"}},
+		permissions={"stock_ledger_entry": {"read"}, "item": {"read"}, "company": {"read"}},
 	)
 	session = session_for(conn)
 	result = call_tool(session, "analytics.build", {"key": "inventory.value_by_item_group"})
 	assert result.ok, result.error
 	table = session.results.get(result.data["result_id"])["result"]["table"]
 	assert {r[0]: r[1] for r in table["rows"]} == {"Raw": 60, "Packing": 30}
-
-
-def test_build_names_a_field_this_site_does_not_supply():
-	orders = MemoryConnector(
-		"ana@example.com",
-		data={"purchase_order": [{"name": "PO-1", "date": "2025-01-05", "supplier": "S", "docstatus": 1}]},
-		permissions={"purchase_order": {"read"}},
-	)
-	result = tool_module.build_tool(session_for(orders), "purchasing.lead_time")
-	assert "purchase_orders: this site's data has no field for received_date." in result["warnings"]

@@ -90,6 +90,7 @@ def test_run_keeps_rows_server_side_and_returns_a_page_with_totals(registry):
 	assert data["summary"] == {
 		"row_count": 45,
 		"totals": {"outstanding": float(sum(range(1, 46))), "age": float(sum(i % 90 for i in range(1, 46)))},
+		"totals_from": "its leaf rows",
 	}
 	assert data["filters"] == {"report_date": "2024-06-30", "company": "Acme"}
 	page3 = call_tool(session, "report.run", {"result_id": data["result_id"], "page": 3}).data

@@ -7,6 +7,8 @@ path below must return exactly what that person's connector shows, never more.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from noviz_agent.engine.gateway import call_tool
@@ -117,8 +119,11 @@ def test_get_of_a_hidden_record_is_refused(who):
 
 @pytest.mark.parametrize("who", list(PEOPLE))
 def test_aggregates_add_up_only_what_the_person_may_see(who):
+	# Totals are one company's (here the person's default), and within it only what they may see.
+	session = _session(who)
+	session.person = replace(session.person, company="Alpha Co")
 	result = call_tool(
-		_session(who),
+		session,
 		"analytics.aggregate",
 		{
 			"entity": "sales_invoice",
@@ -131,7 +136,8 @@ def test_aggregates_add_up_only_what_the_person_may_see(who):
 	got = {r["customer"]: round(r["t"], 2) for r in result.data["rows"]}
 	expected: dict[str, float] = {}
 	for row in _desk_view(who):
-		expected[row["customer"]] = round(expected.get(row["customer"], 0) + row["total"], 2)
+		if row["company"] == "Alpha Co":
+			expected[row["customer"]] = round(expected.get(row["customer"], 0) + row["total"], 2)
 	assert got == expected
 
 
