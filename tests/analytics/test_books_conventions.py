@@ -550,7 +550,9 @@ def test_record_lists_and_counts_show_the_default_companys_records_and_name_it()
 	assert listed.ok, listed.error
 	assert sorted(r["name"] for r in listed.data["rows"]) == ["US-1", "US-2"]
 	assert listed.data["company"] == "Acme US" and listed.data["currency"] == "USD"
-	counted = call_tool(session, "sales_invoice.count", {"filters": [["company", "=", "Acme EU"]]})
+	counted = call_tool(
+		session, "sales_invoice.count", {"filters": [{"field": "company", "op": "=", "value": "Acme EU"}]}
+	)
 	assert counted.data["count"] == 2 and counted.data["company"] == "Acme EU"
 
 
