@@ -16,7 +16,9 @@ from frappe import _
 from noviz_agent import records, validation
 from noviz_agent.connectors import frappe_governance, frappe_session, frappe_turns
 from noviz_agent.engine import gateway, responses, turn_state
+from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
+from noviz_agent.engine.streaming import StreamingProvider
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
 from noviz_agent.governance import budgets
 from noviz_agent.governance.rate_gate import GatedProvider
@@ -108,7 +110,12 @@ def _record(
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
 		if conversation.is_new():
-			conversation.insert(ignore_permissions=True, set_name=new_name)
+			if new_name:
+				# The name proposals of this turn are bound to; insert(set_name=) alone is not
+				# kept once a hook has named the document first.
+				conversation.name = new_name
+				conversation.flags.name_set = True
+			conversation.insert(ignore_permissions=True)
 		else:
 			conversation.save(ignore_permissions=True)
 		if log.conversation != conversation.name:
@@ -136,13 +143,16 @@ def _reply(response: dict, conversation, log, turn: str | None) -> dict:
 
 
 @frappe.whitelist(methods=["POST"])
-def send(message: str, conversation: str | None = None, turn: str | None = None, background: int = 1) -> dict:
+def send(
+	message: str, conversation: str | None = None, turn: str | None = None, background: int | None = None
+) -> dict:
 	"""Answer one message in a conversation (a new one when none is given).
 
 	A turn that calls the model runs on a background queue when a worker serves it: the reply
 	comes at once with `status: "queued"` and the turn id; progress and the answer follow over
 	realtime (`noviz_agent_progress`) and from `turn_status`. Cached answers and refusals come
-	at once; with no worker (or `background=0`), the turn runs inside this request.
+	at once; with no worker (or `background=0`), the turn runs inside this request. Site tests
+	run turns inline unless they ask for `background=1`.
 	"""
 	user = _person()
 	values = frappe_session.load_settings(with_secrets=True)
@@ -172,7 +182,9 @@ def send(message: str, conversation: str | None = None, turn: str | None = None,
 
 	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
 	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
-	queue = frappe_turns.queue_for(values) if int(background or 0) else None
+	if background is None:
+		background = 0 if frappe.flags.in_test else 1
+	queue = frappe_turns.queue_for(values) if int(background) else None
 	if queue is None:
 		reply, _figures = _answer(user, values, question, doc, turn, conversation_name)
 		return reply
@@ -249,7 +261,7 @@ def _answer(
 		held = budgets.reserve(frappe_governance.RedisUsage(), caps, worst, frappe.utils.getdate())
 		if on_reserved is not None:
 			on_reserved(held)
-		model = frappe_turns.TimedProvider(frappe_session.make_provider(values))
+		model = frappe_turns.TimedProvider(_streaming(frappe_session.make_provider(values), progress))
 		provider = GatedProvider(model, frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
 		outcome = run_turn(
@@ -310,6 +322,15 @@ def _answer(
 	if stopped:
 		reply["cancelled"] = True
 	return reply, figures
+
+
+def _streaming(provider, progress):
+	"""In a background turn, the model's text streams to the chat (site config `noviz_agent_stream: 0` stops it)."""
+	if progress is None or not isinstance(provider, OpenAICompatibleProvider):
+		return provider
+	if not int(frappe.conf.get("noviz_agent_stream", 1) or 0):
+		return provider
+	return StreamingProvider(provider, lambda piece: progress({"event": "text", "delta": piece}))
 
 
 def max_chars_of(values: dict) -> int:

@@ -120,7 +120,7 @@ def recovered(state: dict, now: float) -> tuple[str, dict]:
 
 def for_client(state: dict) -> dict:
 	"""What the chat gets back for a turn id: status, progress so far, the answer when there is one."""
-	keys = ("turn", "status", "attempt", "conversation", "events", "text", "response", "log")
+	keys = ("turn", "status", "attempt", "conversation", "events", "text", "response", "log", "figures")
 	shown = {key: state.get(key) for key in keys}
 	shown["message"] = state.get("message_for_person")
 	return shown

@@ -19,6 +19,7 @@ import argparse
 import hashlib
 import json
 import math
+import random
 import re
 import sys
 import threading
@@ -50,8 +51,11 @@ class StubProvider:
 		rules: bool = True,
 		embedding_dims: int = 64,
 		verbose: bool = False,
+		latency: tuple[float, float] = (0.0, 0.0),
 	):
 		self.host, self.port = host, port
+		# Seconds each rule answer waits, drawn evenly from (low, high): a model's think time.
+		self.latency = latency
 		self.rules = rules
 		self.embedding_dims = embedding_dims
 		self.verbose = verbose
@@ -138,7 +142,9 @@ class StubProvider:
 			if self._queue:
 				return self._queue.popleft()
 		if self.rules:
-			return rule_reply(body)
+			low, high = self.latency
+			reply = rule_reply(body)
+			return {**reply, "delay": random.uniform(low, high)} if high > 0 else reply
 		return {"status": 500, "error": "stub provider: no scripted response left"}
 
 	def _completion(self, body: dict, scripted: dict) -> dict:
@@ -397,13 +403,25 @@ def main(argv: list[str] | None = None) -> None:
 	parser.add_argument("--script", help="JSON file: a list of responses (see StubProvider.push)")
 	parser.add_argument("--no-rules", action="store_true", help="answer HTTP 500 once the script is used up")
 	parser.add_argument("--quiet", action="store_true")
+	parser.add_argument(
+		"--latency-ms",
+		default="0",
+		help="think time of each rule answer in ms: one value or LOW-HIGH (drawn evenly), e.g. 300-900",
+	)
 	args = parser.parse_args(argv)
+	low, _, high = args.latency_ms.partition("-")
+	latency = (float(low) / 1000, float(high or low) / 1000)
 	script = []
 	if args.script:
 		with open(args.script, encoding="utf-8") as f:
 			script = json.load(f)
 	stub = StubProvider(
-		script, host=args.host, port=args.port, rules=not args.no_rules, verbose=not args.quiet
+		script,
+		host=args.host,
+		port=args.port,
+		rules=not args.no_rules,
+		verbose=not args.quiet,
+		latency=latency,
 	)
 	stub.start()
 	print(
