@@ -225,7 +225,7 @@ class Person(threading.Thread):
 			return {**out, "error": f"answer type {kind}"} if kind in ("error", None) else out
 		turn, state = message["turn"], {}
 		while time.time() < self.deadline + 60:
-			time.sleep(0.2)
+			time.sleep(0.5)
 			try:
 				got = http.get(
 					f"{self.url}/api/method/noviz_agent.api.turn_status", params={"turn": turn}, timeout=30

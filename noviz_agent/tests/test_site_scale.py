@@ -134,7 +134,6 @@ class TestBackgroundTurns(BackgroundTestCase):
 		self.assertEqual(kinds[-1], "answer")
 		self.assertTrue(all(e["turn"] == reply["turn"] and e["_user"] == SALES for e in self.events))
 		final = self.events[-1]
-		print("DEBUG", json.dumps(self.events, default=str)[:3000], json.dumps(state, default=str)[:3000])
 		self.assertEqual(final["response"]["type"], "table", final)
 		self.assertEqual(final["conversation"], reply["conversation"])
 		self.assertTrue(frappe.db.exists("Agent Conversation", reply["conversation"]))
