@@ -118,10 +118,16 @@ def processes(match: str) -> list[int]:
 		if not entry.name.isdigit():
 			continue
 		try:
-			cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+			argv = (entry / "cmdline").read_bytes().split(b"\0")
 		except OSError:
 			continue
-		if match in cmd and "load.py" not in cmd:
+		cmd = b" ".join(argv).decode(errors="replace")
+		# Python processes only: not the sudo or shell that started them, not this script.
+		if (
+			match in cmd
+			and b"python" in argv[0] + (argv[1] if len(argv) > 1 else b"")
+			and "load.py" not in cmd
+		):
 			found.append(int(entry.name))
 	return found
 
