@@ -93,7 +93,8 @@ def _record(
 	try:
 		savepoint = "noviz_agent_turn"
 		frappe.db.savepoint(savepoint)
-		if conversation is None:
+		creating = conversation is None
+		if creating:
 			conversation = frappe.get_doc(
 				{
 					"doctype": CONVERSATION,
@@ -109,13 +110,10 @@ def _record(
 			conversation.rules_sent = json.dumps(sorted(rules_sent))
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
-		if conversation.is_new():
-			if new_name:
-				# The name proposals of this turn are bound to; insert(set_name=) alone is not
-				# kept once a hook has named the document first.
-				conversation.name = new_name
-				conversation.flags.name_set = True
-			conversation.insert(ignore_permissions=True)
+		# A document from get_doc(dict) is not is_new() before its insert: save() would name it
+		# anew, and the name proposals of this turn are bound to would be lost.
+		if creating:
+			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
 		if log.conversation != conversation.name:
