@@ -252,7 +252,7 @@ class Person(threading.Thread):
 			"figures": state.get("figures") or {},
 		}
 		if state.get("status") not in FINAL:
-			out["error"] = "lost: no final state before the end of the run"
+			out["error"] = f"unfinished at the run's time bound (still {state.get('status') or 'unknown'})"
 		elif state.get("status") == "error":
 			response = state.get("response") or {}
 			out["error"] = state.get("message") or (response.get("error") or {}).get("message") or "error"
