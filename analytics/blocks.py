@@ -48,19 +48,32 @@ def trend(
 	labels = periods.labels(starts, freq)
 	noun = periods.NOUN[freq]
 	measure = label.lower()
-	known = ~np.isnan(series)
-	clean = series[known] if not known.all() else series
 	warnings = []
 	last_date = frame[date].max().to_datetime64()
-	if periods.last_is_partial(last_date, freq):
+	# A partial last period is never treated as a whole one: it is labelled, and left out of
+	# the anomaly and shift searches and of the forecast fit (which forecasts it whole instead).
+	partial = bool(series.size > 1 and periods.last_is_partial(last_date, freq))
+	if partial:
 		warnings.append(
-			f"The last {noun} ({labels[-1]}) looks incomplete: the data ends on {str(last_date)[:10]}."
+			f"The last {noun} ({labels[-1]}) is incomplete: the data ends on {str(last_date)[:10]}. It is left out "
+			f"of the forecast fit and of the search for unusual {plural(noun)} and shifts."
 		)
+	# Tables, KPIs and sentences show the partial period as such; `series.labels` stay plain periods.
+	shown = [*labels[:-1], f"{labels[-1]} (partial)"] if partial else labels
+	whole = series[:-1] if partial else series
+	known = ~np.isnan(whole)
+	clean = whole[known] if not known.all() else whole
+	season = periods.SEASON[freq]
 	found = anomalies.find(clean, threshold, detrend=clean.size >= 7) if clean.size >= 5 else []
-	shift = changepoint.locate(clean) if clean.size >= 6 else None
-	prediction, future_labels = None, []
+	shift = changepoint.locate(clean, season_length=season) if clean.size >= 6 else None
+	prediction, future_labels, current = None, [], None
 	if forecast and horizon > 0 and clean.size and known.all():
-		prediction = run_forecast(clean, horizon, periods.SEASON[freq])
+		prediction = run_forecast(clean, horizon + partial, season)
+		if partial:
+			current = {key: prediction[key][0] for key in ("point", "lower", "upper")}
+			prediction = {
+				key: value[1:] if isinstance(value, list) else value for key, value in prediction.items()
+			}
 		future_labels = periods.labels(periods.following(starts[-1], freq, horizon), freq)
 	elif forecast and not known.all():
 		warnings.append(f"No forecast: some {plural(noun)} have no value.")
@@ -68,20 +81,34 @@ def trend(
 	kpis = []
 	if agg in ADDITIVE:
 		kpis.append(kpi(f"Total {measure}", series.sum(), unit))
-	kpis.append(kpi(f"{label} {labels[-1]}", series[-1], unit, prior=series[-2] if series.size > 1 else None))
+	kpis.append(kpi(f"{label} {shown[-1]}", series[-1], unit, prior=series[-2] if series.size > 1 else None))
 	kpis.append(kpi(f"Average per {noun}", np.nanmean(series) if known.any() else None, unit))
 	if prediction:
 		kpis.append(kpi(f"Forecast {future_labels[0]}", prediction["point"][0], unit))
+	# The sentences speak of whole periods; the partial one gets its own below.
 	observations, watch_outs, recommendations = insights.trend_sentences(
-		measure, labels, clean if known.all() else series, noun, unit, found, shift, prediction, future_labels
+		measure,
+		labels[:-1] if partial else labels,
+		clean if known.all() else whole,
+		noun,
+		unit,
+		found,
+		shift,
+		prediction,
+		future_labels,
 	)
+	if current:
+		observations.append(
+			f"{shown[-1]} so far: {num(series[-1], unit)}; forecast for the whole {noun}: {num(current['point'], unit)} "
+			f"(80% range {num(current['lower'], unit)}–{num(current['upper'], unit)})."
+		)
 	if agg in ADDITIVE:
 		observations.insert(
 			0,
-			f"{label} totalled {num(series.sum(), unit)} over {series.size} {plural(noun)} ({labels[0]} to {labels[-1]}).",
+			f"{label} totalled {num(series.sum(), unit)} over {series.size} {plural(noun)} ({labels[0]} to {shown[-1]}).",
 		)
 	rows = []
-	for i, (name, value) in enumerate(zip(labels, series, strict=True)):
+	for i, (name, value) in enumerate(zip(shown, series, strict=True)):
 		prior = series[i - 1] if i else None
 		change = (
 			(value - prior) / abs(prior) * 100 if prior not in (None, 0) and not np.isnan(prior) else None
@@ -109,6 +136,7 @@ def trend(
 			"forecast": prediction and {"labels": future_labels, **prediction},
 			"anomalies": [{**a, "label": labels[a["index"]]} for a in found],
 			"change_point": shift and {**shift, "label": labels[shift["index"]]},
+			"partial": partial and {"label": labels[-1], "value": rounded(series[-1]), **(current or {})},
 		},
 		"warnings": warnings,
 	}

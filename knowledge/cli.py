@@ -64,8 +64,16 @@ def _store_options(parser: argparse.ArgumentParser, *, with_docs: bool = True) -
 		"--data-dir", type=Path, help="folder of the embedded PostgreSQL (used when no --dsn)"
 	)
 	parser.add_argument("--dsn", help="PostgreSQL with pgvector, e.g. postgresql://user@host/db")
-	parser.add_argument("--embedding-model", help="OpenAI-compatible embedding model (default: lexical only)")
+	parser.add_argument(
+		"--embedding-model",
+		help="OpenAI-compatible embedding model (default: the built-in local embedder)",
+	)
 	parser.add_argument("--embedding-base-url", help="base URL of the OpenAI-compatible embeddings API")
+	parser.add_argument(
+		"--lexical",
+		action="store_true",
+		help="no embedder at all: BM25 only (when no --embedding-model is given)",
+	)
 
 
 def _config(args) -> KnowledgeConfig:
@@ -77,6 +85,7 @@ def _config(args) -> KnowledgeConfig:
 		include_shipped=not docs,
 		embedding_model=args.embedding_model,
 		embedding_base_url=args.embedding_base_url,
+		builtin_embedder=False if args.lexical else None,
 	)
 
 

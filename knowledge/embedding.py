@@ -1,7 +1,10 @@
 """Embedders: anything with ``name``, ``dimension`` and ``embed(texts) -> vectors``.
 
 ``OpenAIEmbedder`` talks to any OpenAI-compatible ``/embeddings`` endpoint (OpenAI, Azure,
-a local server) through the ``openai`` SDK. ``HashingEmbedder`` is deterministic and needs
+a local server) through the ``openai`` SDK. ``builtin_embedder()`` is the local model used when no
+embedding provider is configured: WordLlama's 256-dimension model, shipped inside the
+``wordllama`` wheel, on the CPU with numpy, never downloading (knowledge search wraps it in
+``ContentWordsEmbedder``). ``HashingEmbedder`` is deterministic and needs
 no provider: it hashes words into a fixed number of buckets, so it matches shared words,
 not meanings — tests and benchmarks use it where a real model is not available.
 """
@@ -10,10 +13,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import math
 import re
+import threading
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
+import numpy as np
 import Stemmer
 
 from knowledge.errors import EmbeddingError
@@ -101,6 +108,93 @@ class OpenAIEmbedder:
 			)
 		self._dimension = width
 		return vectors
+
+
+BUILTIN_CONFIG = "l2_supercat"
+BUILTIN_DIMENSION = 256
+
+
+class BuiltinEmbedder:
+	"""WordLlama's static token embeddings, mean-pooled as the package pools them, unit length."""
+
+	name = f"wordllama-{BUILTIN_CONFIG}-{BUILTIN_DIMENSION}"
+	dimension = BUILTIN_DIMENSION
+	batch_size = 256
+
+	def __init__(self, model):
+		self._model = model
+
+	def embed(self, texts: list[str]) -> list[list[float]]:
+		if not texts:
+			return []
+		# A text with no tokens would pool to 0/0; a placeholder word keeps every vector finite.
+		prepared = [text if (text or "").strip() else "empty" for text in texts]
+		vectors = np.asarray(self._model.embed(prepared, norm=False, batch_size=self.batch_size), dtype=float)
+		vectors[~np.isfinite(vectors)] = 0.0
+		norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+		# Text made only of unknown tokens pools to zero; a fixed unit vector keeps it comparable.
+		zero = norms[:, 0] == 0
+		vectors[zero, 0], norms[zero] = 1.0, 1.0
+		return (vectors / norms).tolist()
+
+
+class ContentWordsEmbedder:
+	"""Another embedder applied to a text's content words only (stopwords dropped), for knowledge search.
+
+	A mean of static token vectors is pulled towards the function words every text shares; on
+	the knowledge benchmark's dev questions, dropping them lifted paraphrased-question recall.
+	Its own ``name``, so a store embedded one way is never searched the other way.
+	"""
+
+	def __init__(self, inner: Embedder):
+		self.inner = inner
+		self.name = f"{inner.name}-content-words"
+		self.dimension = inner.dimension
+		self.batch_size = inner.batch_size
+
+	def embed(self, texts: list[str]) -> list[list[float]]:
+		return self.inner.embed([" ".join(tokens(text)) or text for text in texts])
+
+
+_builtin: BuiltinEmbedder | None = None
+_builtin_lock = threading.Lock()
+
+
+def builtin_embedder() -> BuiltinEmbedder:
+	"""The built-in embedder, loaded once per process from the files inside the ``wordllama`` package."""
+	global _builtin
+	with _builtin_lock:
+		if _builtin is None:
+			_builtin = BuiltinEmbedder(_load_wordllama())
+		return _builtin
+
+
+def _load_wordllama():
+	# wordllama's inference module calls logging.basicConfig() on import, which would install
+	# a handler on the host process's root logger (a Frappe worker's, say); undo that.
+	root = logging.getLogger()
+	handlers, level = list(root.handlers), root.level
+	try:
+		import wordllama
+		from wordllama import WordLlama
+	except ImportError as exc:
+		raise EmbeddingError(
+			f"the built-in embedder needs the wordllama package ({exc}); install it with pip install wordllama"
+		) from None
+	finally:
+		for handler in root.handlers[:]:
+			if handler not in handlers:
+				root.removeHandler(handler)
+		root.setLevel(level)
+	# WordLlama.load() looks for the bundled tokenizer under a folder name the wheel does not use and
+	# would then download it; pointing its cache at the package's own folder finds both files.
+	folder = Path(wordllama.__file__).resolve().parent
+	try:
+		return WordLlama.load(BUILTIN_CONFIG, cache_dir=folder, dim=BUILTIN_DIMENSION, disable_download=True)
+	except (FileNotFoundError, OSError, ValueError) as exc:
+		raise EmbeddingError(
+			f"the built-in embedder's model files are missing from {folder} ({exc}); reinstall wordllama"
+		) from None
 
 
 class HashingEmbedder:

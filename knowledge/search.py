@@ -1,9 +1,10 @@
 """Search: BM25 over the stored chunks, pgvector nearest neighbours, fused by reciprocal rank.
 
-Lexical search always answers; when an embedder is configured and the store holds its
-vectors, the two rankings are fused with reciprocal rank fusion (each ranking gives
+Lexical search always answers; when an embedder is configured (the built-in one unless a
+provider is set) and the store holds its vectors, the two rankings are fused with reciprocal rank fusion (each ranking gives
 ``1 / (rrf_k + rank)``), which needs no score calibration between BM25 and cosine.
-Documents restricted to roles are filtered in SQL for vectors and by a mask for BM25, so
+Both rankings see the question with the ERPNext terms of its everyday words added
+(``knowledge.vocabulary``: "bill" also searches "invoice"). Documents restricted to roles are filtered in SQL for vectors and by a mask for BM25, so
 a person without those roles never gets them — not even as a low-ranked candidate.
 """
 
@@ -22,6 +23,7 @@ from knowledge.embedding import Embedder, stem, tokens
 from knowledge.errors import EmbeddingError, KnowledgeError
 from knowledge.indexing import IndexReport, Progress, index_documents
 from knowledge.store import PgVectorStore, StoredChunk
+from knowledge.vocabulary import Vocabulary, default_vocabulary
 
 logger = logging.getLogger(__name__)
 
@@ -114,10 +116,19 @@ def analyse(text: str) -> list[str]:
 class KnowledgeBase:
 	"""Indexing and search over one store, with an optional embedder."""
 
-	def __init__(self, store: PgVectorStore, embedder: Embedder | None = None, *, rrf_k: int = RRF_K):
+	def __init__(
+		self,
+		store: PgVectorStore,
+		embedder: Embedder | None = None,
+		*,
+		rrf_k: int = RRF_K,
+		vocabulary: Vocabulary | None = None,
+		expand_queries: bool = True,
+	):
 		self.store = store
 		self.embedder = embedder
 		self.rrf_k = rrf_k
+		self.vocabulary = (vocabulary or default_vocabulary()) if expand_queries else None
 		self._lexical: LexicalIndex | None = None
 		self._lexical_generation = -1
 		self._stored_model: str | None = None
@@ -162,8 +173,9 @@ class KnowledgeBase:
 		roles = frozenset(roles)
 		pool = candidates or max(4 * k, 40)
 		index, hybrid = self._current()
-		lexical = index.search(query, k=pool, roles=roles, module=module)
-		vector = self._vector_ranking(query, pool, roles, module) if hybrid else None
+		expanded = self.vocabulary.expand(query) if self.vocabulary else query
+		lexical = index.search(expanded, k=pool, roles=roles, module=module)
+		vector = self._vector_ranking(expanded, pool, roles, module) if hybrid else None
 		if vector is None:
 			ranked = lexical[:k]
 		else:

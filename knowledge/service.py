@@ -1,13 +1,16 @@
 """One entry point for callers (bench commands, the CLI, the agent's tools): settings in, a knowledge base out.
 
 With no DSN, an embedded PostgreSQL is started in ``data_dir`` (inside a bench: under the
-site's private folder). With no embedding model, search is lexical. Knowledge bases are
+site's private folder). With no embedding model, the built-in local embedder (WordLlama,
+shipped in its wheel) embeds and search is hybrid; ``builtin_embedder=False`` makes it
+lexical only. Knowledge bases are
 cached per store and embedder, so a long-lived worker keeps one connection and one
 lexical index instead of rebuilding them every turn.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Iterable
@@ -16,9 +19,18 @@ from pathlib import Path
 
 from knowledge.documents import SHIPPED_DOCS, Document, collect, load_folder
 from knowledge.embedded import EmbeddedPostgres
-from knowledge.embedding import DEFAULT_BATCH_SIZE, Embedder, OpenAIEmbedder
+from knowledge.embedding import (
+	DEFAULT_BATCH_SIZE,
+	ContentWordsEmbedder,
+	Embedder,
+	OpenAIEmbedder,
+	builtin_embedder,
+)
+from knowledge.errors import EmbeddingError
 from knowledge.search import KnowledgeBase
 from knowledge.store import DEFAULT_SCHEMA, PgVectorStore
+
+logger = logging.getLogger(__name__)
 
 
 def default_data_dir() -> Path:
@@ -44,6 +56,8 @@ class KnowledgeConfig:
 	embedding_dimension: int | None = None
 	embedding_batch_size: int = DEFAULT_BATCH_SIZE
 	schema: str = DEFAULT_SCHEMA
+	# With no embedding model: the built-in local embedder (True) or lexical search only (False).
+	builtin_embedder: bool = True
 
 	@classmethod
 	def from_env(cls, **overrides) -> KnowledgeConfig:
@@ -56,13 +70,23 @@ class KnowledgeConfig:
 			"embedding_api_key": os.environ.get("NOVIZ_EMBEDDING_API_KEY")
 			or os.environ.get("OPENAI_API_KEY"),
 			"embedding_dimension": int(dimension) if dimension and dimension.isdigit() else None,
+			"builtin_embedder": os.environ.get("NOVIZ_BUILTIN_EMBEDDER", "1").strip().lower()
+			not in ("0", "false", "no", "off"),
 		}
 		values.update({key: value for key, value in overrides.items() if value is not None})
 		return cls(**values)
 
 	def embedder(self) -> Embedder | None:
+		"""The provider's embedding model when one is set, else the built-in one (None: lexical only)."""
 		if not self.embedding_model:
-			return None
+			if not self.builtin_embedder:
+				return None
+			try:
+				return ContentWordsEmbedder(builtin_embedder())
+			except EmbeddingError as exc:
+				# Lexical search still answers; say why vectors are missing.
+				logger.warning("knowledge search is lexical only: %s", exc)
+				return None
 		return OpenAIEmbedder(
 			self.embedding_model,
 			base_url=self.embedding_base_url,

@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_governance, frappe_session, frappe_turns
+from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops, frappe_turns
 from noviz_agent.engine import gateway, responses, turn_state
 from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
@@ -93,8 +93,7 @@ def _record(
 	try:
 		savepoint = "noviz_agent_turn"
 		frappe.db.savepoint(savepoint)
-		creating = conversation is None
-		if creating:
+		if conversation is None:
 			conversation = frappe.get_doc(
 				{
 					"doctype": CONVERSATION,
@@ -110,9 +109,8 @@ def _record(
 			conversation.rules_sent = json.dumps(sorted(rules_sent))
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
-		# A document from get_doc(dict) is not is_new() before its insert: save() would name it
-		# anew, and the name proposals of this turn are bound to would be lost.
-		if creating:
+		# A conversation made from a dict has no name yet but is not marked local: test the name.
+		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			conversation.save(ignore_permissions=True)
@@ -244,6 +242,7 @@ def _answer(
 	held = None
 	model = frappe_turns.TimedProvider(None)
 	stopped = False
+	procedures = None
 	try:
 		session = frappe_session.build_session(
 			values,
@@ -262,6 +261,7 @@ def _answer(
 		model = frappe_turns.TimedProvider(_streaming(frappe_session.make_provider(values), progress))
 		provider = GatedProvider(model, frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
+		procedures = frappe_sops.desk_for(doc, provider)
 		outcome = run_turn(
 			session,
 			provider,
@@ -273,6 +273,7 @@ def _answer(
 			retriever=_retriever(values),
 			max_chars=max_chars_of(values),
 			model_picker=_model_picker(values, provider, session.person.roles),
+			procedures=procedures,
 		)
 		response, log, entry, rules_sent = (
 			outcome.response,
@@ -306,9 +307,11 @@ def _answer(
 	doc, log_doc = _record(
 		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
 	)
-	if cache is not None and entry is not None and not stopped:
+	# A procedure's step depends on its run: it is never answered from the cache.
+	if cache is not None and entry is not None and not stopped and not frappe_sops.handled(procedures):
 		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
 		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
+	frappe_sops.remember(procedures, doc)
 	total_ms = (time.perf_counter() - started) * 1000
 	figures = {
 		"total_ms": round(total_ms, 1),
@@ -375,6 +378,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 	values = frappe_session.load_settings()
 	session = frappe_session.build_session(values, progress=False, conversation=doc.name if doc else None)
 	outcome = confirm_proposal(session, token) if confirm else cancel_proposal(session, token)
+	outcome = frappe_sops.after_settle(doc, session, token, confirm, outcome, values)
 	if doc is not None:
 		state = records.settled_state(confirm, outcome.response)
 		for row in doc.turns:

@@ -4,6 +4,7 @@ noviz-agent tools --json                 every tool of the full canonical regist
 noviz-agent route "question" --json      modules matched and tools offered (stdin: one per line)
 noviz-agent analytics catalog|run ...    the analytics engine
 noviz-agent knowledge index|search|status the knowledge store
+noviz-agent eval [--oracle|--stub|--model M] labelled questions through the real turn, graded
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import json
 import sys
 
 # Sub-command groups contributed by the frappe-free packages: each module has register(subparsers).
-GROUPS = ("analytics.cli", "knowledge.cli")
+GROUPS = ("analytics.cli", "knowledge.cli", "noviz_agent.evaluation.cli")
 
 
 def _print_json(payload) -> None:

@@ -1,4 +1,4 @@
-"""Bench commands: `bench --site S noviz-agent ask|doctor|index-knowledge|knowledge-status`."""
+"""Bench commands: `bench --site S noviz-agent ask|doctor|eval|index-knowledge|knowledge-status`."""
 
 from __future__ import annotations
 
@@ -67,6 +67,85 @@ def doctor(context, skip_provider):
 		failed += check.status == "fail"
 		click.echo(f"[{mark}] {check.name}: {check.message}")
 	sys.exit(1 if failed else 0)
+
+
+@noviz_agent.command("eval")
+@click.option("--oracle", is_flag=True, help="Use the scripted oracle model instead of the site's provider.")
+@click.option(
+	"--user",
+	"users",
+	multiple=True,
+	help="PERSON=EMAIL: who asks for that person (default accounts=accounts.user@noviz.test, "
+	"sales=sales.user@noviz.test).",
+)
+@click.option("--base-url", default=None, help="Evaluate this OpenAI-compatible provider, not the site's.")
+@click.option("--model", default=None, help="The candidate model's name (with --base-url).")
+@click.option("--api-key", default="", help="The candidate provider's API key (with --base-url).")
+@click.option("--only", multiple=True, help="Run only this question id (repeatable).")
+@click.option("--json", "json_path", default=None, help="Also write every grade and the totals to this file.")
+@pass_context
+def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
+	"""Run the labelled questions through the real turn against this site and grade the answers."""
+	from noviz_agent.connectors import frappe_evaluation, frappe_session
+	from noviz_agent.evaluation import seed
+	from noviz_agent.evaluation.harness import EvaluationError, evaluate, load_questions
+
+	people = {key: persona.user for key, persona in seed.PERSONAS.items()}
+	for pair in users:
+		person, _, email = pair.partition("=")
+		if not email:
+			raise click.ClickException(f"--user takes PERSON=EMAIL, got {pair!r}")
+		people[person.strip()] = email.strip()
+	_connect(context)
+	try:
+		frappe.set_user("Administrator")
+		questions = load_questions()
+		if only:
+			questions = [q for q in questions if q["id"] in set(only)]
+			if not questions:
+				raise click.ClickException(f"no question with id {', '.join(only)}")
+		values = frappe_session.load_settings(with_secrets=True)
+		if oracle:
+			from noviz_agent.evaluation.oracle import oracle_model
+
+			name = "oracle"
+
+			def provider_for(question, session):
+				return oracle_model(question, session.registry)
+		elif base_url or model:
+			# A candidate model, tried before anyone switches Agent Settings over to it.
+			from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
+
+			if not (base_url and model):
+				raise click.ClickException("--base-url and --model go together")
+			try:
+				provider = OpenAICompatibleProvider(ModelSettings(base_url, api_key=api_key, model=model))
+			except ValueError as exc:  # the settings' own words: what is wrong with the URL or model
+				raise click.ClickException(str(exc)) from None
+			name = f"{model} at {base_url}"
+
+			def provider_for(question, session):
+				return provider
+		else:
+			provider = frappe_session.make_provider(values)
+			name = f"{values.get('model')} at {values.get('base_url')}"
+
+			def provider_for(question, session):
+				return provider
+
+		runner = frappe_evaluation.site_runner(values, people, provider_for)
+		report = evaluate(questions, frappe_evaluation.SiteFacts(), runner, provider=name, echo=click.echo)
+	except EvaluationError as exc:
+		raise click.ClickException(str(exc)) from None
+	except frappe_session.NotConfigured as exc:
+		raise click.ClickException(f"{exc} {exc.admin_hint} Or run with --oracle.") from None
+	finally:
+		frappe.destroy()
+	if json_path:
+		with open(json_path, "w", encoding="utf-8") as handle:
+			json.dump(report.to_dict(), handle, indent=1, default=str)
+	totals = report.totals()
+	sys.exit(0 if totals["passed"] == totals["questions"] else 3)
 
 
 @noviz_agent.command("index-knowledge")

@@ -33,3 +33,6 @@ boot_session = "noviz_agent.api.boot_session"
 
 # Retention: old conversations and interaction log rows go every night (Agent Settings says when).
 scheduler_events = {"daily": ["noviz_agent.tasks.apply_retention"]}
+
+# The example procedures (Agent SOP records) ship as fixtures.
+fixtures = ["Agent SOP"]

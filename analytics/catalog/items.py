@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -9,7 +11,7 @@ from analytics import blocks, charts
 from analytics.catalog.base import TOP_N, Analysis, Param
 from analytics.catalog.rows import MONTHS, breakdown_row, ratio_trend_row, recent_windows, trend_row
 from analytics.compare import drivers
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import TABLE_MAX_ROWS, empty_result, kpi, num, rounded, table
 
 
 def abc_items(data: dict, p: dict) -> dict:
@@ -126,6 +128,13 @@ def movers(data: dict, p: dict) -> dict:
 	}
 
 
+def _round(value: float) -> float | None:
+	"""`rounded` for a plain float, inlined for the thousands of pair rows."""
+	if not math.isfinite(value):
+		return None
+	return round(value, 2 if abs(value) >= 1 or value == 0 else 4)
+
+
 def bought_together(data: dict, p: dict) -> dict:
 	frame = data["sales"]
 	if not len(frame):
@@ -133,41 +142,67 @@ def bought_together(data: dict, p: dict) -> dict:
 	# Integer codes keep the self-join and the pair count cheap on large line tables.
 	doc_codes, _ = pd.factorize(frame["document"])
 	item_codes, item_names = pd.factorize(frame["item"])
-	lines = pd.DataFrame({"doc": doc_codes, "item": item_codes}).drop_duplicates()
-	documents = int(lines["doc"].nunique())
-	sizes = lines.groupby("doc")["item"].transform("size").to_numpy()
+	# Distinct (document, item) lines as one integer each, in order of appearance.
+	stride = len(item_names) + 1
+	line_keys = pd.unique((doc_codes.astype(np.int64) + 1) * stride + item_codes + 1)
+	line_docs, line_items = line_keys // stride - 1, line_keys % stride - 1
+	documents = int(pd.unique(line_docs).size)
+	sizes = np.bincount(line_docs + 1)[line_docs + 1]
 	# Very large documents would square the work; their pairs say little about baskets anyway.
-	multi = lines[(sizes > 1) & (sizes <= p["max_lines"])]
-	pairs = multi.merge(multi, on="doc")
-	pairs = pairs[pairs["item_x"].to_numpy() < pairs["item_y"].to_numpy()]
-	if not len(pairs):
+	multi = (sizes > 1) & (sizes <= p["max_lines"])
+	# Every pair within a document from positions in the sorted lines (no self-join): line i is
+	# paired with each later line of its document.
+	doc, item = line_docs[multi], line_items[multi]
+	order = np.lexsort((item, doc))
+	doc, item = doc[order], item[order]
+	starts = np.r_[0, np.flatnonzero(np.diff(doc)) + 1] if doc.size else np.array([], dtype=np.int64)
+	ends = np.r_[starts[1:], doc.size] if doc.size else starts
+	end_of_line = np.repeat(ends, ends - starts)
+	later = end_of_line - np.arange(doc.size) - 1
+	first = np.repeat(np.arange(doc.size), later)
+	offsets = np.arange(first.size) - np.repeat(np.cumsum(later) - later, later)
+	second = first + 1 + offsets
+	if not first.size:
 		return {**empty_result("items bought together"), "kpis": [kpi("Invoices", documents, "count")]}
 	width = len(item_names)
-	key = pairs["item_x"].to_numpy().astype(np.int64) * width + pairs["item_y"].to_numpy()
-	unique, counts = np.unique(key, return_counts=True)
+	key = item[first] * width + item[second]
+	if width * width <= 50_000_000:
+		# Counting into a table of every pair is linear; sorting millions of keys is not.
+		table_counts = np.bincount(key, minlength=width * width)
+		unique = np.flatnonzero(table_counts)
+		counts = table_counts[unique]
+	else:
+		unique, counts = np.unique(key, return_counts=True)
 	keep = counts >= p["min_count"]
 	unique, counts = unique[keep], counts[keep]
 	order = np.lexsort((unique, -counts))
-	item_docs = np.bincount(lines["item"].to_numpy(), minlength=width)
-	names = [str(n) for n in item_names]
-	rows = []
-	for index in order:
-		a, b = divmod(int(unique[index]), width)
-		first, second = sorted((names[a], names[b]))
-		together = int(counts[index])
-		support = together / documents
-		lift = support / ((item_docs[a] / documents) * (item_docs[b] / documents))
-		rows.append([f"{first} + {second}", together, rounded(support * 100), rounded(lift)])
+	item_docs = np.bincount(line_items, minlength=width)
+	names = np.array([str(n) for n in item_names], dtype=object)
+	# Rows only for what the table keeps; the count covers them all.
+	pair_count = int(order.size)
+	order = order[:TABLE_MAX_ROWS]
+	a, b = np.divmod(unique[order], width)
+	swap = names[a] > names[b]
+	first, second = np.where(swap, names[b], names[a]), np.where(swap, names[a], names[b])
+	together = counts[order]
+	support = together / documents
+	lift = support / ((item_docs[a] / documents) * (item_docs[b] / documents))
+	rows = [
+		[f"{x} + {y}", int(n), _round(s * 100), _round(v)]
+		for x, y, n, s, v in zip(
+			first, second, together.tolist(), support.tolist(), lift.tolist(), strict=True
+		)
+	]
 	observations = [
-		f"{len(rows)} item pairs appear together on at least {p['min_count']} of {documents} invoices."
+		f"{pair_count} item pairs appear together on at least {p['min_count']} of {documents} invoices."
 	]
 	if rows:
 		observations.append(f"Most frequent pair: {rows[0][0]} on {rows[0][1]} invoices (lift {rows[0][3]}).")
 	return {
-		"kpis": [kpi("Invoices", documents, "count"), kpi("Frequent pairs", len(rows), "count")],
+		"kpis": [kpi("Invoices", documents, "count"), kpi("Frequent pairs", pair_count, "count")],
 		"observations": observations,
 		"recommendations": ["Bundle or cross-sell the pairs with lift above 1."] if rows else [],
-		"table": table(["pair", "invoices", "support %", "lift"], rows),
+		"table": table(["pair", "invoices", "support %", "lift"], rows, total_rows=pair_count),
 		"chart": charts.bar(
 			"Items bought together",
 			[r[0] for r in rows[:15]],

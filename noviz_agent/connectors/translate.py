@@ -235,6 +235,11 @@ def aggregate_args(
 			doctype = child.doctype if child else entity.doctype
 			tables.add(doctype)
 			column = _column(doctype, field.field)
+			if fn in ("min", "max"):
+				# Frappe 15's get_list reads the text before a field's first "." as a table unless the
+				# field uses sum(, count( or avg(: "max(`tabSales Invoice`" is then "not found". The bare
+				# column avoids that; the database resolves it (and says so if two joined tables share it).
+				column = f"`{field.field}`"
 		alias = metric.get("as") or (f"{fn}_{name}".replace(".", "_") if name else fn)
 		if not ALIAS_PATTERN.match(alias) or alias in RESERVED_ALIASES or alias in keymap.values():
 			raise ToolError(f"Metric alias {alias!r} must be a new snake_case name such as 'total_amount'")

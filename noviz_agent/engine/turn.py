@@ -31,6 +31,7 @@ class TurnOutcome:
 	log: dict
 	history_entry: dict
 	rules_sent: frozenset[str] = field(default_factory=frozenset)
+	results: list = field(default_factory=list)
 
 
 def with_passages(message: str, passages: list[dict]) -> str:
@@ -85,6 +86,7 @@ def run_turn(
 	retriever: Retriever | None = None,
 	max_chars: int = MAX_MESSAGE_CHARS,
 	model_picker: ModulePicker | None = None,
+	procedures: Callable | None = None,
 ) -> TurnOutcome:
 	"""Answer one message as the session's person."""
 	started = time.perf_counter()
@@ -109,6 +111,12 @@ def run_turn(
 				"Shorten it, or split it into several questions."
 			)
 		)
+
+	# A written procedure that fits the request, or is already running here, drives the turn.
+	handled = procedures(session, provider, message) if procedures is not None else None
+	if handled is not None:
+		log.update({k: v for k, v in handled.log.items() if k in log})
+		return finish(handled.response)
 
 	selection = select(session, message, model_picker=model_picker)
 	# select() has recorded the tools in session.offered; the loop sends them in this order.
@@ -197,4 +205,4 @@ def _settle(session: Session, token: str, *, confirm: bool) -> TurnOutcome:
 	log["latency_ms"] = round((time.perf_counter() - started) * 1000, 1)
 	entry = {"question": log["request"], "answer": history.answer_text(response), "response": response}
 	entry["tool_calls"] = log["tools_called"]
-	return TurnOutcome(response=response, log=log, history_entry=entry)
+	return TurnOutcome(response=response, log=log, history_entry=entry, results=[result])

@@ -1,6 +1,7 @@
 """Test doubles for the model, shipped with the product so site tests and `bench ... ask` can use them.
 
 model.py           ScriptedModel: a queue of planned tool calls and answers; records what it was sent
+memory_connector.py  MemoryConnector: the connector contract in memory (tests, `noviz-agent eval`)
 stub_provider.py   an OpenAI-compatible HTTP server on 127.0.0.1 for fault tests and live demos
 """
 

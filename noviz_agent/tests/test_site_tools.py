@@ -104,19 +104,47 @@ class TestAnalytics(SiteToolsCase):
 		self.assertTrue(any(k["label"].startswith("Forecast ") for k in result.data["kpis"]))
 
 	def test_monthly_trend_counts_a_foreign_currency_invoice_in_company_currency(self):
+		company = frappe.defaults.get_global_default("company")
+		self.assertNotEqual(
+			frappe.get_cached_value("Company", company, "default_currency"),
+			"EUR",
+			"precondition: a non-EUR company",
+		)
 		invoice = frappe.get_all(
-			"Sales Invoice", fields=["customer", "company"], filters={"docstatus": 1}, limit=1
+			"Sales Invoice",
+			fields=["customer", "company"],
+			filters={"docstatus": 1, "company": company},
+			limit=1,
 		)[0]
-		item = frappe.get_all("Sales Invoice Item", fields=["item_code"], filters={"docstatus": 1}, limit=1)[
-			0
-		]
-		# A customer without history or a fixed billing currency, so ERPNext keeps the EUR rate given.
+		item = frappe.get_all(
+			"Sales Invoice Item",
+			fields=["item_code"],
+			filters={"docstatus": 1, "parent": ("like", "%")},
+			limit=1,
+		)[0]
+		# A customer billed in EUR needs a receivable account in EUR (ERPNext requires the party
+		# account's currency to be the invoice's); the company keeps its own currency.
+		parent = frappe.db.get_value(
+			"Account", {"company": company, "account_type": "Receivable", "is_group": 1}, "name"
+		) or frappe.db.get_value("Account", {"company": company, "root_type": "Asset", "is_group": 1}, "name")
+		receivable = frappe.get_doc(
+			{
+				"doctype": "Account",
+				"account_name": "Noviz Test Debtors EUR",
+				"company": company,
+				"parent_account": parent,
+				"account_type": "Receivable",
+				"account_currency": "EUR",
+			}
+		).insert()
 		customer = frappe.get_doc(
 			{
 				"doctype": "Customer",
 				"customer_name": "Noviz Test EUR Customer",
 				"customer_group": frappe.db.get_value("Customer Group", {"is_group": 0}, "name"),
 				"territory": frappe.db.get_value("Territory", {"is_group": 0}, "name"),
+				"default_currency": "EUR",
+				"accounts": [{"company": company, "account": receivable.name}],
 			}
 		).insert()
 		doc = frappe.get_doc(

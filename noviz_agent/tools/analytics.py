@@ -464,6 +464,12 @@ def compute(session, key: str, params: dict | None = None) -> dict:
 		result = run_analysis(key, data, params)
 	except AnalyticsError as exc:
 		raise ToolError(f"{exc}" + (f" ({'; '.join(notes)})" if notes else "")) from None
+	except (ArithmeticError, IndexError, KeyError, TypeError, ValueError) as exc:
+		# A fault in an analysis must still reach the model as words, not escape as a traceback.
+		raise ToolError(
+			f"Analysis {key} could not be computed on this data ({type(exc).__name__}: {exc}). "
+			"Try other parameters or another analysis."
+		) from None
 	result["warnings"] = notes + result.get("warnings", [])
 	return result
 

@@ -26,7 +26,7 @@ def test_forecast_returns_point_and_80_percent_range_of_horizon_length():
 	assert set(out) == {"point", "lower", "upper", "method"}
 	assert len(out["point"]) == len(out["lower"]) == len(out["upper"]) == 4
 	assert all(lo <= p <= up for lo, p, up in zip(out["lower"], out["point"], out["upper"], strict=True))
-	assert "damped Holt" in out["method"] and "linear regression" in out["method"]
+	assert "backtest" in out["method"]
 	# Widths grow with the horizon.
 	widths = [u - lo for lo, u in zip(out["lower"], out["upper"], strict=True)]
 	assert widths == sorted(widths)

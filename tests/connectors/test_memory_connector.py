@@ -129,6 +129,19 @@ def test_aggregate_groups_and_sums(conn):
 	assert {r["items.item"]: r["amount"] for r in by_item} == {"Bolt": 310.0, "Nut": 115.5}
 
 
+def test_aggregate_over_lines_keeps_only_lines_matching_child_filters(conn):
+	# As in the SQL join, a filter on a child field keeps the matching lines, not every line of a
+	# matching invoice: SINV-1's Nut line must not count towards Bolt.
+	rows = conn.aggregate(
+		"sales_invoice",
+		metrics=[{"fn": "sum", "field": "items.qty", "as": "qty"}],
+		filters=[["items.item", "=", "Bolt"]],
+	)
+	assert rows == [{"qty": 35.0}]
+	listed = conn.list("sales_invoice", fields=["name", "items.item"], filters=[["items.item", "=", "Nut"]])
+	assert sorted((r["name"], r["items.item"]) for r in listed) == [("SINV-1", "Nut"), ("SINV-3", "Nut")]
+
+
 def test_get_returns_children_and_link(conn):
 	doc = conn.get("sales_invoice", "SINV-1")
 	assert doc["_link"] == "/app/sales-invoice/SINV-1"

@@ -58,6 +58,20 @@ def test_is_set_passes_through(si):
 	]
 
 
+def test_min_and_max_name_a_bare_column_frappe_does_not_read_as_a_table(si):
+	# frappe 15 takes "max(`tabSales Invoice`" for a table name; sum, count and avg are exempt there.
+	kwargs, _ = aggregate_args(
+		si,
+		metrics=[
+			{"fn": "max", "field": "total", "as": "biggest"},
+			{"fn": "min", "field": "items.qty", "as": "least"},
+		],
+	)
+	assert kwargs["fields"] == ["max(`grand_total`) as biggest", "min(`qty`) as least"]
+	assert not any("tab" in field and "." in field for field in kwargs["fields"])
+	assert ["Sales Invoice Item", "name", "is", "set"] in kwargs["filters"]
+
+
 @pytest.mark.parametrize(
 	"filters, message",
 	[

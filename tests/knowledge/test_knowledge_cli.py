@@ -64,6 +64,9 @@ def test_index_then_search_as_json(run, write, docs_root):
 	}
 
 	code, out, _ = run("knowledge", "search", "salary slips", "--docs", str(docs_root), "--json")
+	# Hybrid search still offers the nearest visible passage, never the restricted one.
+	assert code == 0 and "payroll" not in {passage["slug"] for passage in json.loads(out)}
+	code, out, _ = run("knowledge", "search", "salary slips", "--docs", str(docs_root), "--json", "--lexical")
 	assert json.loads(out) == []
 	code, out, _ = run(
 		"knowledge", "search", "salary slips", "--docs", str(docs_root), "--json", "--role", "HR Manager"
@@ -85,7 +88,17 @@ def test_status_reports_counts(run, write, docs_root):
 	run("knowledge", "index", "--docs", str(docs_root))
 	code, out, _ = run("knowledge", "status", "--json")
 	status = json.loads(out)
-	assert code == 0 and status["documents"] == 1 and status["mode"] == "lexical"
+	assert code == 0 and status["documents"] == 1 and status["mode"] == "hybrid"
+	assert status["embedder"].startswith("wordllama")
+
+
+def test_lexical_option_indexes_and_searches_without_an_embedder(run, write, docs_root):
+	write("stock", "valuation", "## FIFO\n\nOldest first.")
+	code, out, err = run("knowledge", "index", "--docs", str(docs_root), "--lexical", "--json")
+	assert code == 0, err
+	assert json.loads(out)["embedding_model"] is None
+	code, out, _ = run("knowledge", "status", "--json", "--lexical")
+	assert json.loads(out)["mode"] == "lexical"
 
 
 def test_empty_query_exits_non_zero_with_one_line(run, write, docs_root):

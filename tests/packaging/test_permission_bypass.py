@@ -29,6 +29,8 @@ ALLOWED = {
 	# Governance is the agent's own bookkeeping: budgets bind people who cannot read them, spending
 	# and audit rows are written for the person, retention removes the agent's own old records.
 	"noviz_agent/connectors/frappe_governance.py": 11,
+	# A procedure run's memory is the agent's own record of the person's conversation.
+	"noviz_agent/connectors/frappe_sops.py": 2,
 }
 
 

@@ -83,6 +83,7 @@ def test_no_sequence_writes_without_a_valid_unused_token_of_the_same_person(step
 					"token": result.proposal["token"],
 					"user": a,
 					"values": b,
+					"stored": {"values": b},
 					"expires": result.proposal["expires"],
 					"used": False,
 				}
@@ -93,7 +94,8 @@ def test_no_sequence_writes_without_a_valid_unused_token_of_the_same_person(step
 		else:
 			item = issued[b % len(issued)]
 			if kind == "confirm":
-				valid = item["user"] == a and not item["used"] and item["expires"] >= clock.now
+				intact = item["stored"] == {"values": item["values"]}
+				valid = item["user"] == a and not item["used"] and intact and item["expires"] >= clock.now
 				result = gateway.confirm(session(a), item["token"])
 				if valid:
 					assert result.ok
@@ -101,7 +103,7 @@ def test_no_sequence_writes_without_a_valid_unused_token_of_the_same_person(step
 					expected.append((a, item["values"]))
 				else:
 					assert result.status == "refused"
-					if item["user"] == a:
+					if item["user"] == a and intact:
 						item["used"] = True  # an expired or spent token is gone for good
 			elif kind == "tamper":
 				nonce, signature = item["token"].split(".")
@@ -112,13 +114,13 @@ def test_no_sequence_writes_without_a_valid_unused_token_of_the_same_person(step
 			elif kind == "swap_args":
 				nonce = item["token"].split(".")[0]
 				record = store.get(nonce)
-				if record is not None and record["args"] != {"values": a}:
+				if record is not None:
 					record["args"] = {"values": a}  # someone rewrites the stored arguments
-					item["used"] = True  # the record no longer matches its signature: never valid again
+					item["stored"] = {"values": a}  # valid again only if rewritten back to what was signed
 			elif kind == "cancel":
 				result = gateway.cancel(session(a), item["token"])
 				if result.ok:
-					assert item["user"] == a
+					assert item["user"] == a and item["stored"] == {"values": item["values"]}
 					item["used"] = True
 		# The ledger holds exactly the writes that a valid, unused token of the same person allowed.
 		assert ledger == expected

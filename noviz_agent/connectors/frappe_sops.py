@@ -1,0 +1,186 @@
+"""Procedures on a site: the `Agent SOP` records as specs, runs kept in `Agent SOP Run`, the turn's hooks.
+
+Everything is read as the signed-in person (`frappe.get_list`); a run row is the agent's own
+record of the person's conversation (like the conversation itself) and is written by the
+agent, not by the person. A failure here never breaks a turn: the ordinary turn runs instead.
+"""
+
+from __future__ import annotations
+
+import json
+
+import frappe
+
+from noviz_agent.sops.actions import ActionRepository
+from noviz_agent.sops.controllers import BaselineController, ModelController
+from noviz_agent.sops.matching import Matcher, default_embedder
+from noviz_agent.sops.memory import RunState
+from noviz_agent.sops.parser import Problem
+from noviz_agent.sops.procedures import SopSpec, validate
+from noviz_agent.sops.service import ProcedureDesk
+
+SOP = "Agent SOP"
+RUN = "Agent SOP Run"
+_matcher: Matcher | None = None
+
+
+def matcher() -> Matcher:
+	"""One matcher over the full registry per worker: validation and runs resolve steps the same way."""
+	global _matcher
+	if _matcher is None:
+		from noviz_agent.tools import build_registry
+
+		_matcher = Matcher(ActionRepository.from_registry(build_registry()), _embedder())
+	return _matcher
+
+
+def _embedder():
+	"""The built-in local embedder, else the embedding model of Agent Settings, else None (lexical only)."""
+	builtin = default_embedder()
+	if builtin is not None:
+		return builtin
+	try:
+		from knowledge.embedding import OpenAIEmbedder
+		from noviz_agent.connectors.frappe_session import load_settings
+
+		values = load_settings(with_secrets=True)
+		if not values.get("embedding_model"):
+			return None
+		return OpenAIEmbedder(
+			values["embedding_model"],
+			base_url=values.get("embedding_base_url") or values.get("base_url") or None,
+			api_key=values.get("embedding_api_key") or values.get("api_key") or None,
+		)
+	except Exception:  # an unreachable or misconfigured provider leaves lexical matching, never an error
+		return None
+
+
+def problems(text: str) -> list[Problem]:
+	"""Structure and unknown actions of a procedure text, each with its line number."""
+	return validate(text, matcher())
+
+
+def load_specs() -> list[SopSpec]:
+	"""The enabled procedures this person can read, with their roles."""
+	rows = frappe.get_list(
+		SOP,
+		filters={"enabled": 1},
+		fields=["name", "title", "applies_when", "procedure"],
+		limit_page_length=0,
+	)
+	if not rows:
+		return []
+	roles: dict[str, list[str]] = {}
+	for row in frappe.get_list(
+		SOP,
+		filters={"enabled": 1},
+		fields=["name", "`tabAgent SOP Role`.role as role"],
+		limit_page_length=0,
+	):
+		if row.get("role"):
+			roles.setdefault(row["name"], []).append(row["role"])
+	return [
+		SopSpec(
+			name=row["name"],
+			title=row["title"],
+			applies_when=row["applies_when"] or "",
+			procedure=row["procedure"] or "",
+			roles=tuple(roles.get(row["name"], ())),
+		)
+		for row in rows
+	]
+
+
+class FrappeRunStore:
+	"""Runs as `Agent SOP Run` rows, one per conversation; the person reads their own."""
+
+	def _row(self, conversation: str) -> dict | None:
+		rows = frappe.get_list(
+			RUN,
+			filters={"conversation": conversation},
+			fields=["name", "state"],
+			order_by="modified desc",
+			limit_page_length=1,
+		)
+		return rows[0] if rows else None
+
+	def load(self, conversation: str) -> RunState | None:
+		row = self._row(conversation)
+		if not row or not row.get("state"):
+			return None
+		state = row["state"] if isinstance(row["state"], dict) else json.loads(row["state"])
+		return RunState.from_dict(state)
+
+	def save(self, conversation: str, state: RunState) -> None:
+		row = self._row(conversation)
+		values = {
+			"conversation": conversation,
+			"sop": state.sop,
+			"person": frappe.session.user,
+			"status": state.status,
+			"state": json.dumps(state.to_dict(), default=str, ensure_ascii=False),
+		}
+		doc = frappe.get_doc(RUN, row["name"]) if row else frappe.get_doc({"doctype": RUN, **values})
+		doc.update(values)
+		# The agent's own record of the person's conversation: people read it, never write it.
+		if doc.is_new():
+			doc.insert(ignore_permissions=True)
+		else:
+			doc.save(ignore_permissions=True)
+
+
+def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
+	"""The turn's procedure hook for this conversation, or None when the site has no procedures."""
+	try:
+		specs = load_specs()
+	except Exception:
+		frappe.log_error(title="Noviz agent: procedures could not be loaded")
+		return None
+	if not specs:
+		return None
+	return ProcedureDesk(
+		specs,
+		FrappeRunStore(),
+		conversation_doc.name if conversation_doc else None,
+		controller_for=lambda p: ModelController(p) if p is not None else BaselineController(),
+		shared_matcher=matcher(),
+	)
+
+
+def handled(desk: ProcedureDesk | None) -> bool:
+	"""Whether a procedure answered this turn (such answers are never cached)."""
+	return desk is not None and desk.state is not None
+
+
+def remember(desk: ProcedureDesk | None, conversation_doc) -> None:
+	"""Store the run after the turn is recorded (a first turn's conversation has a name only now)."""
+	if desk is None or conversation_doc is None:
+		return
+	desk.save(conversation_doc.name)
+
+
+def after_settle(conversation_doc, session, token: str, confirmed: bool, outcome, values: dict):
+	"""After a proposal is confirmed or cancelled, the run that waited on it goes on; its words are added."""
+	if conversation_doc is None or not outcome.results:
+		return outcome
+	provider = None
+	try:
+		from noviz_agent.connectors.frappe_session import make_provider
+
+		provider = make_provider(values)
+	except Exception:
+		provider = None  # without a model the baseline carries the run on
+	desk = desk_for(conversation_doc, provider)
+	if desk is None:
+		return outcome
+	handled = desk.settled(session, provider, token, confirmed, outcome.results[0])
+	if handled is None:
+		return outcome
+	more = (handled.response.get("text") or "").strip()
+	if more:
+		outcome.response["text"] = f"{outcome.response.get('text') or ''}\n\n{more}".strip()
+		outcome.history_entry["answer"] = outcome.response["text"]
+	if handled.response.get("type") == "proposal":
+		outcome.response.update(type="proposal", proposal=handled.response["proposal"])
+	desk.save(conversation_doc.name)
+	return outcome

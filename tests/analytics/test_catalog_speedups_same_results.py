@@ -1,0 +1,81 @@
+"""The vectorised unusual_entries rows and bought_together pairs give what the earlier
+iterrows and self-join versions gave, on generated ledgers and sales."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from analytics import anomalies, generate
+from analytics.catalog import items
+from analytics.result import rounded
+from analytics.runner import run
+
+
+def _pairs_by_self_join(sales: pd.DataFrame, max_lines: int, min_count: int) -> list[tuple[str, int]]:
+	doc_codes, _ = pd.factorize(sales["document"])
+	item_codes, item_names = pd.factorize(sales["item"])
+	lines = pd.DataFrame({"doc": doc_codes, "item": item_codes}).drop_duplicates()
+	sizes = lines.groupby("doc")["item"].transform("size").to_numpy()
+	multi = lines[(sizes > 1) & (sizes <= max_lines)]
+	pairs = multi.merge(multi, on="doc")
+	pairs = pairs[pairs["item_x"] < pairs["item_y"]]
+	counts = pairs.groupby(["item_x", "item_y"]).size()
+	names = [str(n) for n in item_names]
+	return sorted(
+		(" + ".join(sorted((names[a], names[b]))), int(c)) for (a, b), c in counts.items() if c >= min_count
+	)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_bought_together_pairs_same_as_a_self_join(seed):
+	sales = generate.sales(20_000, seed=seed)
+	out = items.bought_together({"sales": sales}, {"min_count": 1, "max_lines": 50})
+	expected = _pairs_by_self_join(sales, 50, 1)
+	shown = sorted((r[0], r[1]) for r in out["table"]["rows"])
+	counts = dict(expected)
+	assert shown and all(counts[pair] == n for pair, n in shown)
+	assert out["table"]["total_rows"] == len(expected)
+	# The table lists the most frequent pairs first.
+	top = sorted(counts.values(), reverse=True)[: len(shown)]
+	assert sorted((n for _, n in shown), reverse=True) == top
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_unusual_entries_rows_same_as_iterrows(seed):
+	gl = generate.gl(20_000, seed=seed)
+	out = run("finance.unusual_entries", {"gl": gl}, {"threshold": 2.0})
+	vouchers = gl.groupby("document").agg(
+		amount=("debit", "sum"), date=("date", "min"), account=("account", "first")
+	)
+	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
+	found = vouchers[z > 2.0].assign(z=z[z > 2.0]).sort_values("amount", ascending=False)
+	expected = [
+		[str(k), str(r.date.date()), r.account, rounded(r.amount), rounded(r.z)] for k, r in found.iterrows()
+	]
+	assert out["table"]["rows"] and out["table"]["rows"] == expected[: len(out["table"]["rows"])]
+	assert out["table"]["total_rows"] == len(expected)
+	assert np.all(np.diff([r[3] for r in out["table"]["rows"]]) <= 0)
+
+
+def test_unusual_entries_ties_ranked_as_grouping_by_name_ranked_them():
+	# Equal voucher totals, names out of order of appearance: the ranking must not depend on it.
+	names = [f"JV-{i:03d}" for i in (7, 3, 9, 1, 5, 8, 2, 6, 4)]
+	debits = [1000.0, 1000.0, 1000.0, 10.0, 11.0, 12.0, 10.5, 11.5, 1000.0]
+	gl = pd.DataFrame(
+		{
+			"document": names,
+			"debit": debits,
+			"date": pd.to_datetime(["2025-01-05"] * len(names)),
+			"account": ["Rent - C"] * len(names),
+		}
+	)
+	out = run("finance.unusual_entries", {"gl": gl}, {"threshold": 2.0})
+	vouchers = gl.groupby("document").agg(
+		amount=("debit", "sum"), date=("date", "min"), account=("account", "first")
+	)
+	z = anomalies.robust_z(vouchers["amount"].to_numpy(dtype=float))
+	found = vouchers[z > 2.0].assign(z=z[z > 2.0]).sort_values("amount", ascending=False)
+	assert [r[0] for r in out["table"]["rows"]] == [str(k) for k in found.index]
+	assert len(found) == 4
