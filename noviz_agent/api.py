@@ -14,9 +14,11 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops
-from noviz_agent.engine import gateway, responses
+from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops, frappe_turns
+from noviz_agent.engine import gateway, responses, turn_state
+from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
+from noviz_agent.engine.streaming import StreamingProvider
 from noviz_agent.engine.turn import cancel_proposal, confirm_proposal, run_turn
 from noviz_agent.governance import budgets
 from noviz_agent.governance.rate_gate import GatedProvider
@@ -137,14 +139,25 @@ def _reply(response: dict, conversation, log, turn: str | None) -> dict:
 
 
 @frappe.whitelist(methods=["POST"])
-def send(message: str, conversation: str | None = None, turn: str | None = None) -> dict:
-	"""Answer one message in a conversation (a new one when none is given)."""
+def send(
+	message: str, conversation: str | None = None, turn: str | None = None, background: int | None = None
+) -> dict:
+	"""Answer one message in a conversation (a new one when none is given).
+
+	A turn that calls the model runs on a background queue when a worker serves it: the reply
+	comes at once with `status: "queued"` and the turn id; progress and the answer follow over
+	realtime (`noviz_agent_progress`) and from `turn_status`. Cached answers and refusals come
+	at once; with no worker (or `background=0`), the turn runs inside this request. Site tests
+	run turns inline unless they ask for `background=1`.
+	"""
 	user = _person()
 	values = frappe_session.load_settings(with_secrets=True)
 	max_chars = validation.limit(values, "max_message_chars")
 	question = _checked(validation.check_message, message, max_chars)
+	if conversation and frappe_turns.busy(conversation):
+		frappe.throw(_(frappe_turns.BUSY_MESSAGE), frappe.ValidationError, title=_("Still answering"))
 	doc = _own_conversation(conversation, user) if conversation else None
-	turn = turn or frappe.generate_hash(length=12)
+	turn = _checked(validation.check_turn_id, turn) if turn else frappe.generate_hash(length=12)
 
 	limited = _over_rate_limit(user, values)
 	if limited:
@@ -163,19 +176,90 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		doc, log_doc = _record(user, doc, question, response, log, None, None, values)
 		return _reply(response, doc, log_doc, turn)
 
-	started = time.perf_counter()
-	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
 	# A new conversation's name is chosen now, so proposals of this turn are bound to it.
 	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
+	if background is None:
+		background = 0 if frappe.flags.in_test else 1
+	queue = frappe_turns.queue_for(values) if int(background) else None
+	if queue is None:
+		reply, _figures = _answer(user, values, question, doc, turn, conversation_name)
+		return reply
+	if not frappe_turns.claim_conversation(conversation_name, turn):
+		frappe.throw(_(frappe_turns.BUSY_MESSAGE), frappe.ValidationError, title=_("Still answering"))
+	state = turn_state.new(
+		turn, user, question, conversation_name, new_conversation=doc is None, now=time.time()
+	)
+	frappe_turns.start(state, *queue)
+	return {
+		"response": None,
+		"conversation": conversation_name,
+		"log": None,
+		"turn": turn,
+		"status": "queued",
+	}
+
+
+def answer_queued(state: dict, *, progress, cancelled, on_reserved) -> tuple[dict, dict]:
+	"""The background job's turn: the same path as an inline turn, as the person, with the job's limits."""
+	user = state["user"]
+	values = frappe_session.load_settings(with_secrets=True)
+	doc = None if state["new_conversation"] else _own_conversation(state["conversation"], user)
+	if doc is None and frappe.db.exists(CONVERSATION, state["conversation"]):
+		# A retried attempt whose first try already stored the conversation.
+		doc = _own_conversation(state["conversation"], user)
+	return _answer(
+		user,
+		values,
+		state["message"],
+		doc,
+		state["turn"],
+		state["conversation"],
+		turn_seconds=state.get("turn_seconds"),
+		progress=progress,
+		cancelled=cancelled,
+		on_reserved=on_reserved,
+	)
+
+
+def _answer(
+	user,
+	values,
+	question,
+	doc,
+	turn,
+	conversation_name,
+	*,
+	turn_seconds=None,
+	progress=None,
+	cancelled=None,
+	on_reserved=None,
+) -> tuple[dict, dict]:
+	"""Run one model turn and record it: budget reserved first and always settled; (reply, figures)."""
+	started = time.perf_counter()
+	cache = frappe_governance.response_cache(values, user)
+	first = doc is None
+	rules_sent = frozenset(records.loads(doc.rules_sent, []) or []) if doc else frozenset()
 	held = None
+	model = frappe_turns.TimedProvider(None)
+	stopped = False
 	procedures = None
 	try:
-		session = frappe_session.build_session(values, turn=turn, conversation=conversation_name)
+		session = frappe_session.build_session(
+			values,
+			turn=turn,
+			conversation=conversation_name,
+			turn_seconds=turn_seconds,
+			progress_sender=progress,
+			cancelled=cancelled,
+		)
 		caps, worst = frappe_governance.turn_budget(
 			user, session.person.roles, values, session.limits.max_tokens, records.Rates.from_settings(values)
 		)
 		held = budgets.reserve(frappe_governance.RedisUsage(), caps, worst, frappe.utils.getdate())
-		provider = GatedProvider(frappe_session.make_provider(values), frappe_governance.rate_gate(values))
+		if on_reserved is not None:
+			on_reserved(held)
+		model = frappe_turns.TimedProvider(_streaming(frappe_session.make_provider(values), progress))
+		provider = GatedProvider(model, frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
 		procedures = frappe_sops.desk_for(doc, provider)
 		outcome = run_turn(
@@ -187,7 +271,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			rules_sent=rules_sent,
 			today=frappe.utils.getdate(),
 			retriever=_retriever(values),
-			max_chars=max_chars,
+			max_chars=max_chars_of(values),
 			model_picker=_model_picker(values, provider, session.person.roles),
 			procedures=procedures,
 		)
@@ -197,6 +281,7 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 			outcome.history_entry,
 			outcome.rules_sent,
 		)
+		stopped = (log.get("error") or "").startswith("TurnCancelled")
 	except budgets.BudgetExceeded as exc:
 		response = records.error_response(str(exc), kind="refusal")
 		log, entry = records.failure_log(f"budget: {exc}", response_type="refusal"), None
@@ -223,11 +308,34 @@ def send(message: str, conversation: str | None = None, turn: str | None = None)
 		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
 	)
 	# A procedure's step depends on its run: it is never answered from the cache.
-	if cache is not None and entry is not None and not frappe_sops.handled(procedures):
+	if cache is not None and entry is not None and not stopped and not frappe_sops.handled(procedures):
 		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
 		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
 	frappe_sops.remember(procedures, doc)
-	return _reply(response, doc, log_doc, turn)
+	total_ms = (time.perf_counter() - started) * 1000
+	figures = {
+		"total_ms": round(total_ms, 1),
+		"model_ms": round(model.ms, 1),
+		"model_calls": model.calls,
+		"engine_ms": round(total_ms - model.ms, 1),
+	}
+	reply = _reply(response, doc, log_doc, turn)
+	if stopped:
+		reply["cancelled"] = True
+	return reply, figures
+
+
+def _streaming(provider, progress):
+	"""In a background turn, the model's text streams to the chat (site config `noviz_agent_stream: 0` stops it)."""
+	if progress is None or not isinstance(provider, OpenAICompatibleProvider):
+		return provider
+	if not int(frappe.conf.get("noviz_agent_stream", 1) or 0):
+		return provider
+	return StreamingProvider(provider, lambda piece: progress({"event": "text", "delta": piece}))
+
+
+def max_chars_of(values: dict) -> int:
+	return validation.limit(values, "max_message_chars")
 
 
 WRITE_SUFFIXES = (".create", ".update", ".submit", ".cancel", ".apply")
@@ -295,6 +403,30 @@ def confirm(token: str, conversation: str | None = None) -> dict:
 def cancel(token: str, conversation: str | None = None) -> dict:
 	"""Withdraw a proposal; its token can never be used afterwards."""
 	return _settle(token, conversation, confirm=False)
+
+
+@frappe.whitelist(methods=["GET", "POST"])
+def turn_status(turn: str) -> dict:
+	"""A turn's state for its owner: status, progress so far, streamed text, and the answer when done.
+
+	The chat calls it after a page reload (or when realtime is not connected). A turn whose
+	worker died is queued once more here, or ends with a clear message.
+	"""
+	user = _person()
+	turn = _checked(validation.check_turn_id, turn)
+	state = frappe_turns.checked(frappe_turns.owned(turn, user))
+	return turn_state.for_client(state)
+
+
+@frappe.whitelist(methods=["POST"])
+def stop_turn(turn: str) -> dict:
+	"""Stop the person's own turn: a queued one ends now, a running one before its next step."""
+	user = _person()
+	turn = _checked(validation.check_turn_id, turn)
+	state = frappe_turns.owned(turn, user)
+	if not turn_state.is_final(state):
+		state = frappe_turns.request_stop(state)
+	return turn_state.for_client(state)
 
 
 @frappe.whitelist(methods=["POST"])

@@ -1,4 +1,4 @@
-"""Background jobs of the agent: the body of an analysis too large to compute inside a turn.
+"""Background jobs of the agent: a turn run off the web request, and an analysis too large for a turn.
 
 A job runs in a worker with no request, so it becomes the person who asked first: the
 session, the connector and every read are theirs, exactly as in the turn. The answer goes
@@ -50,6 +50,14 @@ def run_analysis(
 	if isinstance(answer.get("chart"), dict):
 		answer = {**answer, "chart": responses.safe_chart(answer["chart"])}
 	return _publish(user, {**answer, "status": "ok", "key": key, "turn": turn})
+
+
+def run_turn(turn: str, attempt: int = 1) -> dict | None:
+	"""A background turn (see api.send): run as its owner, answer and progress published to them."""
+	from noviz_agent import api
+	from noviz_agent.connectors import frappe_turns
+
+	return frappe_turns.run(turn, attempt, api.answer_queued)
 
 
 def _publish(user: str, payload: dict) -> dict:

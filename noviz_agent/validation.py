@@ -39,6 +39,7 @@ RATINGS = {"up": "Up", "down": "Down", "1": "Up", "-1": "Down", "+1": "Up", "goo
 MAX_COMMENT_CHARS = 2000
 _TOKEN = re.compile(r"^[A-Za-z0-9_\-]{8,64}\.[A-Za-z0-9_\-]{8,128}$")
 _RESULT_ID = re.compile(r"^[A-Za-z0-9_\-]{6,64}$")
+_TURN_ID = re.compile(r"^[A-Za-z0-9_-]{4,40}$")
 
 
 class InputError(ValueError):
@@ -201,6 +202,13 @@ def check_token(token) -> str:
 	if not isinstance(token, str) or not _TOKEN.match(token.strip()):
 		raise InputError("This confirmation token is malformed. Ask the agent to prepare the change again.")
 	return token.strip()
+
+
+def check_turn_id(turn) -> str:
+	"""A turn id the chat chose or got back from send: letters, digits, '-' and '_', at most 40."""
+	if not isinstance(turn, str) or not _TURN_ID.match(turn.strip()):
+		raise InputError("This turn id is malformed; send the message again without one.")
+	return turn.strip()
 
 
 def check_page(result_id, number) -> tuple[str, int]:

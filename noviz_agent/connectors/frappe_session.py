@@ -149,13 +149,16 @@ def person_for(user: str) -> Person:
 	)
 
 
-def progress_sender(user: str, turn: str) -> Callable[[dict], None]:
+def progress_sender_for(user: str, turn: str) -> Callable[[dict], None]:
 	"""Publish the engine's progress events to this person's browser only."""
 
 	def send(event: dict) -> None:
 		frappe.publish_realtime(PROGRESS_EVENT, {**event, "turn": turn}, user=user)
 
 	return send
+
+
+progress_sender = progress_sender_for
 
 
 def make_connector(user: str):
@@ -212,31 +215,61 @@ def intake_system(user: str, values: dict):
 	return FrappeIntake(user, values)
 
 
+_REGISTRY: list = []
+
+
+def registry():
+	"""The canonical registry, built once per process: it holds no person's data and no turn changes it."""
+	if not _REGISTRY:
+		from noviz_agent.tools import build_registry
+
+		_REGISTRY.append(build_registry())
+	return _REGISTRY[0]
+
+
 def build_session(
-	values: dict, *, turn: str | None = None, progress: bool = True, conversation: str | None = None
+	values: dict,
+	*,
+	turn: str | None = None,
+	progress: bool = True,
+	conversation: str | None = None,
+	turn_seconds: float | None = None,
+	progress_sender: Callable[[dict], None] | None = None,
+	cancelled: Callable[[], bool] | None = None,
 ) -> Session:
-	"""The Session for the signed-in person; everything it holds is theirs alone."""
+	"""The Session for the signed-in person; everything it holds is theirs alone.
+
+	A background turn passes its own time limit (`turn_seconds`, below its job's timeout instead
+	of the web timeout), its progress sender and its stop flag.
+	"""
 	from noviz_agent.connectors.frappe_allowance import allowance
 	from noviz_agent.connectors.frappe_knowledge import opener
-	from noviz_agent.tools import build_registry
 
 	user = frappe.session.user
 	person = person_for(user)
 	connector = make_connector(user)
-	registry = build_registry()
+	tools = registry()
+	limits = limits_from(values)
+	if turn_seconds:
+		limits = dataclasses.replace(
+			limits, max_seconds=max(5.0, min(float(validation.limit(values, "max_seconds")), turn_seconds))
+		)
+	if progress_sender is None and progress and turn:
+		progress_sender = progress_sender_for(user, turn)
 	return Session(
 		person=person,
 		connector=connector,
-		registry=registry,
-		allowed=allowance(person, connector, registry),
-		limits=bounded_by_policy(limits_from(values), person),
+		registry=tools,
+		allowed=allowance(person, connector, tools),
+		limits=bounded_by_policy(limits, person),
 		secret=site_secret(),
 		proposals=RedisStore("proposal"),
 		# Results are per person: a result id from someone else's turn finds nothing.
 		results=RedisStore(f"result:{user}"),
 		writes_enabled=bool(values.get("enable_writes")),
-		progress=progress_sender(user, turn) if (progress and turn) else None,
+		progress=progress_sender,
 		conversation=conversation,
+		cancelled=cancelled,
 		# Opened lazily: most turns never search the process documents.
 		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
 		# rather than waiting for a job that would never start.

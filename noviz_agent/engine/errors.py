@@ -33,5 +33,9 @@ class TokenLimitExceeded(TurnLimitError):
 	pass
 
 
+class TurnCancelled(TurnLimitError):
+	"""The person stopped the turn; it ends between two steps, before the next model or tool call."""
+
+
 class ProviderError(Exception):
 	"""The model provider failed after retries; the message says what to check."""

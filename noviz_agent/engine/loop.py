@@ -18,6 +18,7 @@ from noviz_agent.engine.errors import (
 	StepLimitExceeded,
 	TimeLimitExceeded,
 	TokenLimitExceeded,
+	TurnCancelled,
 	TurnLimitError,
 )
 from noviz_agent.engine.gateway import ToolResult
@@ -94,6 +95,14 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 	return result
 
 
+STOPPED = "Stopped at your request before the answer was finished. Nothing was changed."
+
+
+def _check_stop(session: Session) -> None:
+	if session.stop_requested():
+		raise TurnCancelled(STOPPED)
+
+
 def run(
 	session: Session,
 	provider: Provider,
@@ -116,6 +125,7 @@ def run(
 	try:
 		for step in range(1, limits.max_steps + 1):
 			outcome.steps = step
+			_check_stop(session)
 			remaining = deadline - clock()
 			if remaining <= 0:
 				raise TimeLimitExceeded(
@@ -148,6 +158,7 @@ def run(
 			if awaiting:
 				outcome.text = reply.text or ""
 				return outcome
+			_check_stop(session)
 		raise StepLimitExceeded(
 			f"I stopped after {limits.max_steps} tool steps without reaching an answer. "
 			"Try asking for one thing at a time."

@@ -91,6 +91,8 @@ class Session:
 	progress: Callable[[dict], None] | None = None
 	# The conversation this turn belongs to: proposals made here are confirmed only here.
 	conversation: str | None = None
+	# Whether the person asked to stop this turn; read between steps (a flag in Redis on a site).
+	cancelled: Callable[[], bool] | None = None
 
 	@property
 	def user(self) -> str:
@@ -98,6 +100,9 @@ class Session:
 
 	def may_use(self, name: str) -> bool:
 		return name in self.allowed and name in self.registry
+
+	def stop_requested(self) -> bool:
+		return self.cancelled is not None and bool(self.cancelled())
 
 	def notify(self, event: dict) -> None:
 		if self.progress is not None:

@@ -24,6 +24,7 @@ import argparse
 import hashlib
 import json
 import math
+import random
 import re
 import sys
 import threading
@@ -59,12 +60,15 @@ class StubProvider:
 		embedding_dims: int = 64,
 		verbose: bool = False,
 		profile: str = "openai",
+		latency: tuple[float, float] = (0.0, 0.0),
 	):
 		if profile not in PROFILES:
 			raise ValueError(f"StubProvider: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
 		self.profile = profile
 		self.refused: list[dict] = []
 		self.host, self.port = host, port
+		# Seconds each rule answer waits, drawn evenly from (low, high): a model's think time.
+		self.latency = latency
 		self.rules = rules
 		self.embedding_dims = embedding_dims
 		self.verbose = verbose
@@ -160,7 +164,9 @@ class StubProvider:
 			if self._queue:
 				return self._queue.popleft()
 		if self.rules:
-			return rule_reply(body)
+			low, high = self.latency
+			reply = rule_reply(body)
+			return {**reply, "delay": random.uniform(low, high)} if high > 0 else reply
 		return {"status": 500, "error": "stub provider: no scripted response left"}
 
 	def _completion(self, body: dict, scripted: dict) -> dict:
@@ -446,7 +452,14 @@ def main(argv: list[str] | None = None) -> None:
 	parser.add_argument(
 		"--profile", default="openai", choices=sorted(PROFILES), help="whose request rules to enforce"
 	)
+	parser.add_argument(
+		"--latency-ms",
+		default="0",
+		help="think time of each rule answer in ms: one value or LOW-HIGH (drawn evenly), e.g. 300-900",
+	)
 	args = parser.parse_args(argv)
+	low, _, high = args.latency_ms.partition("-")
+	latency = (float(low) / 1000, float(high or low) / 1000)
 	script = []
 	if args.script:
 		with open(args.script, encoding="utf-8") as f:
@@ -458,6 +471,7 @@ def main(argv: list[str] | None = None) -> None:
 		rules=not args.no_rules,
 		verbose=not args.quiet,
 		profile=args.profile,
+		latency=latency,
 	)
 	stub.start()
 	print(

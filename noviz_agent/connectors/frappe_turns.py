@@ -1,0 +1,335 @@
+"""Background turns on the site: queue a turn, run it in any worker, stop it, and recover a lost one.
+
+The turn's state (engine/turn_state.py) lives in Redis under its turn id; the worker that runs
+it keeps a heartbeat key alive while it works. Whoever reads the state of a turn that is neither
+queued nor heartbeating (its worker was killed) queues it once more, or ends it with a clear
+message after the last attempt; the turn's budget reservation is settled either way.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from contextlib import contextmanager
+
+import frappe
+from frappe import _
+
+from noviz_agent import validation
+from noviz_agent.connectors import frappe_governance
+from noviz_agent.connectors.frappe_session import PROGRESS_EVENT
+from noviz_agent.engine import turn_state
+from noviz_agent.governance import budgets
+
+JOB = "noviz_agent.tasks.run_turn"
+QUEUES = ("default", "long")
+STATE_TTL = 24 * 60 * 60
+HEARTBEAT_EVERY = 5
+HEARTBEAT_TTL = 20
+# Seconds kept between the turn's own limit, the job's timeout and the worker's timeout.
+MARGIN = 30
+BUSY_MESSAGE = "Wait for the answer to your previous message in this conversation, or stop it first."
+
+
+def _key(turn: str, part: str) -> str:
+	return frappe.cache.make_key(f"noviz_agent:turn:{turn}:{part}")
+
+
+def load(turn: str) -> dict | None:
+	raw = frappe.cache.get(_key(turn, "state"))
+	return None if raw is None else json.loads(raw)
+
+
+def save(state: dict) -> dict:
+	frappe.cache.set(_key(state["turn"], "state"), json.dumps(state, default=str), ex=STATE_TTL)
+	return state
+
+
+def owned(turn: str, user: str) -> dict:
+	"""The turn's state for its owner; another person's turn id finds nothing, like a missing one."""
+	state = load(turn) if turn else None
+	if state is None or state.get("user") != user:
+		frappe.throw(
+			_("Turn {0} was not found; ask the question again.").format(turn), frappe.DoesNotExistError
+		)
+	return state
+
+
+# --- the queue ------------------------------------------------------------------------
+
+
+def queue_for(values: dict) -> tuple[str, int, float] | None:
+	"""(queue, job timeout, turn seconds) for a background turn, or None when no worker serves a queue.
+
+	The job's timeout stays MARGIN below the queue's worker timeout, and the turn's own limit
+	MARGIN below the job's, so a turn always ends with its own message, never a killed job.
+	"""
+	from frappe.utils.background_jobs import get_queue, get_queues_timeout, get_workers
+
+	wanted = float(validation.limit(values, "max_seconds"))
+	timeouts = get_queues_timeout()
+	for queue in QUEUES:
+		limit = int(timeouts.get(queue) or 300) - MARGIN
+		if wanted + MARGIN > limit and queue != QUEUES[-1]:
+			continue
+		try:
+			if not get_workers(get_queue(queue)):
+				continue
+		except Exception:
+			return None
+		job_timeout = int(min(wanted + MARGIN, limit))
+		return queue, job_timeout, float(max(5, job_timeout - MARGIN))
+	return None
+
+
+def claim_conversation(conversation: str, turn: str) -> bool:
+	"""One turn at a time per conversation: two would race on the same conversation record."""
+	return bool(frappe.cache.set(_key(conversation, "busy"), turn, nx=True, ex=STATE_TTL))
+
+
+def release_conversation(conversation: str, turn: str) -> None:
+	key = _key(conversation, "busy")
+	held = frappe.cache.get(key)
+	if held is not None and (held.decode() if isinstance(held, bytes) else held) == turn:
+		frappe.cache.delete(key)
+
+
+def busy(conversation: str) -> bool:
+	"""Whether a turn of this conversation is still being answered (its lock outlives a killed worker
+	only until the turn is recovered or ends)."""
+	held = frappe.cache.get(_key(conversation, "busy"))
+	if held is None:
+		return False
+	turn = held.decode() if isinstance(held, bytes) else held
+	state = load(turn)
+	if state is None or turn_state.is_final(checked(state)):
+		frappe.cache.delete(_key(conversation, "busy"))
+		return False
+	return True
+
+
+def start(state: dict, queue: str, job_timeout: int, turn_seconds: float) -> dict:
+	"""Store the queued turn and queue its job (after the request's commit)."""
+	state = save({**state, "queue": queue, "job_timeout": job_timeout, "turn_seconds": turn_seconds})
+	_enqueue(state)
+	return state
+
+
+def _enqueue(state: dict) -> None:
+	frappe.enqueue(
+		JOB,
+		queue=state["queue"],
+		timeout=state["job_timeout"],
+		job_id=turn_state.job_id(state["turn"], state["attempt"]),
+		deduplicate=True,
+		turn=state["turn"],
+		attempt=state["attempt"],
+	)
+
+
+def _job_pending(state: dict) -> bool:
+	"""Whether the queue still holds this attempt's job, or a worker took it moments ago."""
+	from frappe.utils.background_jobs import get_job
+
+	job = get_job(turn_state.job_id(state["turn"], state["attempt"]))
+	if job is None:
+		return False
+	status = job.get_status(refresh=False)
+	if status in ("queued", "deferred", "scheduled"):
+		return True
+	if status == "started" and job.started_at is not None:
+		started = job.started_at.timestamp() if hasattr(job.started_at, "timestamp") else 0
+		return time.time() - started < HEARTBEAT_TTL
+	return False
+
+
+def _alive(turn: str) -> bool:
+	return frappe.cache.get(_key(turn, "alive")) is not None
+
+
+def checked(state: dict) -> dict:
+	"""The state, with a lost turn queued once more or ended with a clear message."""
+	if turn_state.is_final(state):
+		return state
+	if not turn_state.is_lost(state, alive=_alive(state["turn"]), job_pending=_job_pending(state)):
+		return state
+	# Several readers may notice at once: only one recovers.
+	if not frappe.cache.set(_key(state["turn"], "recover"), "1", nx=True, ex=HEARTBEAT_TTL):
+		return state
+	_settle_lost(state)
+	action, state = turn_state.recovered({**state, "reservation": None}, time.time())
+	save(state)
+	if action == "retry":
+		_enqueue(state)
+	else:
+		release_conversation(state["conversation"], state["turn"])
+		publish(state["user"], state["turn"], {"event": "error", "message": state["message_for_person"]})
+	return state
+
+
+def _settle_lost(state: dict) -> None:
+	"""A killed attempt spent an unknown part of its reservation: it is settled at the full reservation."""
+	held = state.get("reservation")
+	if not held:
+		return
+	reservation = budgets.Reservation(
+		held["month"],
+		budgets.Spend(**held["amount"]),
+		[budgets.Cap(**cap) for cap in held.get("caps") or []],
+	)
+	budgets.settle(frappe_governance.RedisUsage(), reservation, reservation.amount)
+	frappe_governance.record_spend(reservation, reservation.amount)
+
+
+def request_stop(state: dict) -> dict:
+	"""Ask the turn to stop; a turn not yet started ends now, a running one before its next step."""
+	frappe.cache.set(_key(state["turn"], "stop"), "1", ex=STATE_TTL)
+	if state.get("status") == turn_state.QUEUED:
+		state = save(turn_state.stopped_before_start(state, time.time()))
+		release_conversation(state["conversation"], state["turn"])
+		publish(state["user"], state["turn"], {"event": "answer", **_answer_event(state)})
+	return state
+
+
+def stop_requested(turn: str) -> bool:
+	return frappe.cache.get(_key(turn, "stop")) is not None
+
+
+class TimedProvider:
+	"""The model provider with the time spent in it summed, so the engine's own time can be told apart."""
+
+	def __init__(self, provider):
+		self.provider, self.ms, self.calls = provider, 0.0, 0
+
+	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
+		began = time.perf_counter()
+		try:
+			return self.provider.complete(messages, tools, timeout=timeout)
+		finally:
+			self.ms += (time.perf_counter() - began) * 1000
+			self.calls += 1
+
+	def __getattr__(self, name):
+		return getattr(self.provider, name)
+
+
+# --- running --------------------------------------------------------------------------
+
+
+def publish(user: str, turn: str, event: dict) -> None:
+	frappe.publish_realtime(PROGRESS_EVENT, {**event, "turn": turn}, user=user)
+
+
+def progress(turn: str, user: str):
+	"""The background turn's progress sender: to the person's browser, and into the state for a reload."""
+
+	def send(event: dict) -> None:
+		state = load(turn)
+		if state is not None and not turn_state.is_final(state):
+			save(turn_state.with_event(state, event))
+		publish(user, turn, event)
+
+	return send
+
+
+@contextmanager
+def heartbeat(turn: str):
+	"""Keep the turn's alive key fresh from a thread while the job runs; it expires if the worker dies."""
+	key, done = _key(turn, "alive"), threading.Event()
+	cache = frappe.cache
+	cache.set(key, "1", ex=HEARTBEAT_TTL)
+
+	def beat():
+		while not done.wait(HEARTBEAT_EVERY):
+			try:
+				cache.set(key, "1", ex=HEARTBEAT_TTL)
+			except Exception:
+				return
+
+	thread = threading.Thread(target=beat, name=f"noviz-turn-{turn}", daemon=True)
+	thread.start()
+	try:
+		yield
+	finally:
+		done.set()
+		cache.delete(key)
+
+
+@contextmanager
+def counting_queries():
+	"""Count the SQL statements run inside the block (every frappe read and write goes through db.sql)."""
+	db, counter = frappe.db, {"queries": 0}
+	original = db.sql
+
+	def sql(*args, **kwargs):
+		counter["queries"] += 1
+		return original(*args, **kwargs)
+
+	db.sql = sql
+	try:
+		yield counter
+	finally:
+		db.sql = original
+
+
+def remember_reservation(turn: str, held) -> None:
+	"""Keep the attempt's budget reservation with the turn, so a lost attempt can still be settled."""
+	import dataclasses
+
+	state = load(turn)
+	if state is not None:
+		save({**state, "reservation": dataclasses.asdict(held)})
+
+
+def _answer_event(state: dict) -> dict:
+	return {
+		"status": state["status"],
+		"response": state.get("response"),
+		"conversation": state.get("conversation"),
+		"log": state.get("log"),
+	}
+
+
+def run(turn: str, attempt: int, answer) -> dict | None:
+	"""The job's body: run the turn as its owner with `answer(state, **hooks)`, store and publish the end."""
+	state = load(turn)
+	if state is None or turn_state.is_final(state) or int(state.get("attempt") or 1) != int(attempt):
+		return None  # stopped, finished, or superseded by a newer attempt
+	user = state["user"]
+	if frappe.session.user != user:
+		frappe.set_user(user)
+	if stop_requested(turn):
+		state = save(turn_state.stopped_before_start(state, time.time()))
+		release_conversation(state["conversation"], turn)
+		publish(user, turn, {"event": "answer", **_answer_event(state)})
+		return state
+	save(turn_state.started(state, time.time()))
+	try:
+		with heartbeat(turn), counting_queries() as counter:
+			reply, figures = answer(
+				state,
+				progress=progress(turn, user),
+				cancelled=lambda: stop_requested(turn),
+				on_reserved=lambda held: remember_reservation(turn, held),
+			)
+			frappe.db.commit()
+		figures["queries"] = counter["queries"]
+		state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
+	except Exception:
+		frappe.db.rollback()
+		frappe.log_error(title=f"Noviz agent: background turn {turn} failed")
+		state = turn_state.failed(
+			load(turn) or state,
+			_("The answer could not be finished; the error was logged for your administrator."),
+			time.time(),
+		)
+	save(state)
+	release_conversation(state["conversation"], turn)
+	if state["status"] == turn_state.ERROR:
+		response = state.get("response") or {}
+		message = state.get("message_for_person") or (response.get("error") or {}).get("message") or ""
+		publish(user, turn, {"event": "error", "message": message, **_answer_event(state)})
+	else:
+		publish(user, turn, {"event": "answer", **_answer_event(state)})
+	return state

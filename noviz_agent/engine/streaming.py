@@ -1,0 +1,128 @@
+"""Streaming of the model's text: chat completions with `stream=True`, text passed on as it arrives.
+
+`StreamingProvider` wraps an `OpenAICompatibleProvider` and answers `complete()` exactly like
+it (same ModelReply, same retries and error messages), but reads the reply as a stream and
+hands text pieces to `on_text` while they come, joined into pieces of at least `flush_chars`.
+Text that may turn out to be a printed tool call or a <think> block (it starts with one of
+`<{[` or a backtick) is held back and never streamed. A provider that refuses streaming
+(HTTP 400 to the first request) is asked again without it, and not again in this turn.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+from noviz_agent.engine.llm import (
+	THINK_BLOCK,
+	ModelReply,
+	OpenAICompatibleProvider,
+	ToolCall,
+	_usage,
+	parse_text_tool_calls,
+)
+
+HELD_STARTS = ("<", "{", "[", "`")
+
+
+class _Pieces:
+	"""Text deltas, joined into pieces and passed on unless the text may be a call or a think block."""
+
+	def __init__(self, on_text: Callable[[str], None], flush_chars: int):
+		self.on_text, self.flush_chars = on_text, flush_chars
+		self.text, self.pending, self.decided, self.passing = "", "", False, False
+
+	def add(self, delta: str) -> None:
+		self.text += delta
+		if not self.decided:
+			start = self.text.lstrip()
+			if not start:
+				return
+			self.decided, self.passing = True, not start.startswith(HELD_STARTS)
+			delta = start if self.passing else ""
+		if self.passing:
+			self.pending += delta
+			if len(self.pending) >= self.flush_chars:
+				self.flush()
+
+	def flush(self) -> None:
+		if self.passing and self.pending:
+			self.on_text(self.pending)
+			self.pending = ""
+
+
+class StreamingProvider:
+	"""An OpenAI-compatible provider whose replies stream their text to `on_text`."""
+
+	def __init__(self, provider: OpenAICompatibleProvider, on_text: Callable[[str], None], *, flush_chars=24):
+		self.provider, self.on_text, self.flush_chars = provider, on_text, flush_chars
+		self.streams = True
+
+	def __getattr__(self, name):
+		return getattr(self.provider, name)
+
+	def complete(
+		self, messages: list[dict], tools: list[dict], *, timeout: float | None = None
+	) -> ModelReply:
+		if not self.streams:
+			return self.provider.complete(messages, tools, timeout=timeout)
+		p, s = self.provider, self.provider.settings
+		request: dict[str, Any] = {"model": s.model, "messages": messages, "stream": True}
+		request["stream_options"] = {"include_usage": True}
+		if tools:
+			request["tools"] = tools
+		if s.temperature is not None:
+			request["temperature"] = s.temperature
+		if s.max_tokens is not None:
+			request["max_tokens"] = s.max_tokens
+		if s.extra_body:
+			request["extra_body"] = s.extra_body
+		seconds = timeout or s.timeout
+		started = time.monotonic()
+		try:
+			stream, attempts = p._with_retries(
+				lambda: p.client.chat.completions.create(**request, timeout=seconds), seconds
+			)
+		except Exception as exc:
+			if getattr(exc, "status", None) == 400:
+				self.streams = False  # this server does not stream: plain requests for the rest of the turn
+				return self.provider.complete(messages, tools, timeout=timeout)
+			raise
+		try:
+			reply = self._read(stream, tools, attempts)
+		except Exception as exc:  # noqa: BLE001 - a broken stream fails like a broken reply
+			raise p._failure(p._classify(exc), attempts, seconds) from None
+		reply.latency_ms = round((time.monotonic() - started) * 1000, 1)
+		return reply
+
+	def _read(self, stream, tools: list[dict], attempts: int) -> ModelReply:
+		pieces = _Pieces(self.on_text, self.flush_chars)
+		calls: dict[int, dict] = {}
+		usage, model, finish = None, "", None
+		for chunk in stream:
+			model = getattr(chunk, "model", None) or model
+			if getattr(chunk, "usage", None) is not None:
+				usage = chunk.usage
+			for choice in getattr(chunk, "choices", None) or []:
+				finish = choice.finish_reason or finish
+				delta = choice.delta
+				if getattr(delta, "content", None):
+					pieces.add(delta.content)
+				for part in getattr(delta, "tool_calls", None) or []:
+					slot = calls.setdefault(part.index, {"id": None, "name": "", "arguments": ""})
+					slot["id"] = part.id or slot["id"]
+					if part.function is not None:
+						slot["name"] += part.function.name or ""
+						slot["arguments"] += part.function.arguments or ""
+		if not calls:
+			pieces.flush()
+		text = THINK_BLOCK.sub("", pieces.text)
+		found = [ToolCall.from_wire(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items())]
+		if not found and text:
+			offered = {t.get("function", {}).get("name", "") for t in tools}
+			text, found = parse_text_tool_calls(text, names=offered)
+			if found:
+				finish = "tool_calls"
+		model = model or self.provider.settings.model
+		return ModelReply(text.strip(), found, _usage(usage), model, finish, attempts=attempts)
