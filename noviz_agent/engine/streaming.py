@@ -14,14 +14,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from noviz_agent.engine.llm import (
-	THINK_BLOCK,
-	ModelReply,
-	OpenAICompatibleProvider,
-	ToolCall,
-	_usage,
-	parse_text_tool_calls,
-)
+from noviz_agent.engine.provider.interface import ModelReply, ToolCall
+from noviz_agent.engine.provider.openai_compatible import THINK_BLOCK, OpenAICompatibleProvider, _usage
+from noviz_agent.engine.provider.retry import GaveUp, classify
+from noviz_agent.engine.provider.text_calls import parse_text_tool_calls
 
 HELD_STARTS = ("<", "{", "[", "`")
 
@@ -68,31 +64,24 @@ class StreamingProvider:
 		if not self.streams:
 			return self.provider.complete(messages, tools, timeout=timeout)
 		p, s = self.provider, self.provider.settings
-		request: dict[str, Any] = {"model": s.model, "messages": messages, "stream": True}
+		# The provider's own request (strict tools, dialect), asked for as a stream.
+		request: dict[str, Any] = {**p.request(messages, tools), "stream": True}
 		request["stream_options"] = {"include_usage": True}
-		if tools:
-			request["tools"] = tools
-		if s.temperature is not None:
-			request["temperature"] = s.temperature
-		if s.max_tokens is not None:
-			request["max_tokens"] = s.max_tokens
-		if s.extra_body:
-			request["extra_body"] = s.extra_body
 		seconds = timeout or s.timeout
 		started = time.monotonic()
 		try:
-			stream, attempts = p._with_retries(
-				lambda: p.client.chat.completions.create(**request, timeout=seconds), seconds
+			stream, attempts = p.retry.run(
+				lambda: p.client.chat.completions.create(**request, timeout=seconds)
 			)
-		except Exception as exc:
-			if getattr(exc, "status", None) == 400:
+		except GaveUp as exc:
+			if exc.fault.status == 400:
 				self.streams = False  # this server does not stream: plain requests for the rest of the turn
 				return self.provider.complete(messages, tools, timeout=timeout)
-			raise
+			raise p._failure(exc.fault, exc.attempts, seconds) from None
 		try:
 			reply = self._read(stream, tools, attempts)
 		except Exception as exc:  # noqa: BLE001 - a broken stream fails like a broken reply
-			raise p._failure(p._classify(exc), attempts, seconds) from None
+			raise p._failure(classify(exc), attempts, seconds) from None
 		reply.latency_ms = round((time.monotonic() - started) * 1000, 1)
 		return reply
 
@@ -119,9 +108,10 @@ class StreamingProvider:
 			pieces.flush()
 		text = THINK_BLOCK.sub("", pieces.text)
 		found = [ToolCall.from_wire(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items())]
-		if not found and text:
+		fmt = self.provider.settings.tool_call_format
+		if not found and text and fmt != "native":
 			offered = {t.get("function", {}).get("name", "") for t in tools}
-			text, found = parse_text_tool_calls(text, names=offered)
+			text, found = parse_text_tool_calls(text, names=offered, lead_in=fmt == "text")
 			if found:
 				finish = "tool_calls"
 		model = model or self.provider.settings.model
