@@ -24,6 +24,7 @@ TOOL_MODULES: list[str] = [
 	"analytics",
 	"knowledge",
 	"workflow",
+	"systems",
 ]
 
 
