@@ -22,7 +22,7 @@ from urllib3.exceptions import ReadTimeoutError
 from urllib3.util.retry import Retry
 
 from noviz_agent.connectors.base import PERMISSION_TYPES
-from noviz_agent.connectors.model import Entity, Model
+from noviz_agent.connectors.model import Entity, Model, doc_url
 from noviz_agent.connectors.translate import (
 	aggregate_args,
 	count_args,
@@ -216,7 +216,13 @@ class RestConnector:
 		)
 		kwargs.pop("distinct", None)
 		rows = self._get_list(kwargs, f"listing {ent.label}")
-		return rows_to_canonical(rows, keymap)
+		return [self._linked(ent, row) for row in rows_to_canonical(rows, keymap)]
+
+	def _linked(self, ent: Entity, record: dict) -> dict:
+		"""A record's link on its own system: a relative /app/ path would open this site, not that one."""
+		if record.get("name") not in (None, ""):
+			record["_link"] = f"{self.base_url}{doc_url(ent.doctype, record['name'])}"
+		return record
 
 	def count(self, entity: str, filters=None) -> int:
 		ent = self._entity(entity)
@@ -235,7 +241,7 @@ class RestConnector:
 	def get(self, entity: str, name: str) -> dict:
 		ent = self._entity(entity)
 		doc = self._call("GET", f"/api/resource/{_quote(ent.doctype)}/{_quote(name)}", what=f"reading {name}")
-		return doc_to_canonical(ent, doc or {})
+		return self._linked(ent, doc_to_canonical(ent, doc or {}))
 
 	def create(self, entity: str, values: dict) -> dict:
 		ent = self._entity(entity)

@@ -152,3 +152,14 @@ def test_namespaced_keys_never_collide_with_erpnext():
 	model = system_model("helpdesk")
 	assert {e.key for e in model} == {"helpdesk.ticket", "helpdesk.customer", "helpdesk.agent"}
 	assert model.entity("helpdesk.customer").doctype == "HD Customer"
+
+
+def test_links_of_another_system_point_at_that_system_not_this_site(site):
+	# A relative /app/hd-ticket/4 would open this ERPNext site, where there is no such record.
+	model = system_model("helpdesk")
+	registry = Registry([t for ent in model for t in entity_tools(ent)])
+	conn = connect(site, "ann")
+	session = Session(Person("ann@erp.test"), conn, registry, frozenset(registry.names()))
+	rows = call_tool(session, "helpdesk.ticket.list", {"filters": [["customer", "=", "Acme"]]}).data["rows"]
+	assert rows and {r["_link"] for r in rows} == {f"{site.base_url}/app/hd-ticket/{r['name']}" for r in rows}
+	assert conn.get("helpdesk.ticket", "4")["_link"] == f"{site.base_url}/app/hd-ticket/4"
