@@ -89,4 +89,17 @@ def run(*, call_provider: bool = True) -> list[Check]:
 		checks.append(check_provider(values))
 	checks.append(check_knowledge(values))
 	checks.append(check_scheduler())
+	checks.extend(check_systems())
 	return checks
+
+
+def check_systems() -> list[Check]:
+	"""Each other system the person running the doctor connected: reachable, credentials valid, version."""
+	import frappe
+
+	from noviz_agent.connectors.frappe_systems import check_connections
+
+	return [
+		Check(f"system {name}", status, message)
+		for name, status, message in check_connections(frappe.session.user)
+	]

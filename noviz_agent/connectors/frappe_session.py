@@ -164,8 +164,10 @@ progress_sender = progress_sender_for
 def make_connector(user: str):
 	"""The frappe connector bound to this person (imported late: it is another module's job)."""
 	from noviz_agent.connectors.frappe_connector import FrappeConnector
+	from noviz_agent.connectors.frappe_systems import connector_for
 
-	return FrappeConnector(user)
+	# Other systems (Helpdesk) the person connected come along, each as the person there.
+	return connector_for(user, FrappeConnector(user))
 
 
 def analysis_job_id(user: str, key: str, params: dict | None, companies: list[str] | None = None) -> str:

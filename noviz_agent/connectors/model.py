@@ -7,6 +7,7 @@ does a canonical name mean, and which canonical name does a DocType field come b
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import re
@@ -353,10 +354,13 @@ def load_file(path: Path) -> list[Entity]:
 	return [_entity(item, module, f"{where} #{i}") for i, item in enumerate(raw["entities"])]
 
 
-def load_dir(directory: Path) -> Model:
+def load_dir(directory: Path, namespace: str | None = None) -> Model:
+	"""Every entity map in a folder; with a namespace (another system) keys become `system.key`."""
 	entities: dict[str, Entity] = {}
 	for path in sorted(directory.glob("*.json")):
 		for ent in load_file(path):
+			if namespace:
+				ent = dataclasses.replace(ent, key=f"{namespace}.{ent.key}")
 			if ent.key in entities:
 				raise MapError(
 					f"{path.name} entity '{ent.key}': key already defined in module {entities[ent.key].module}"

@@ -300,7 +300,15 @@ def model_entities() -> list[EntityWords]:
 		model = load_model()
 	except (ImportError, FileNotFoundError):
 		return []
-	return [EntityWords(e.key, e.module, e.label, tuple(e.synonyms)) for e in model]
+	entities = list(model)
+	try:
+		from noviz_agent.connectors.systems import KNOWN, system_model
+
+		for system in KNOWN:
+			entities += list(system_model(system))
+	except (ImportError, FileNotFoundError):
+		pass
+	return [EntityWords(e.key, e.module, e.label, tuple(e.synonyms)) for e in entities]
 
 
 @functools.lru_cache(maxsize=1)

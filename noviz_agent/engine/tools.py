@@ -20,7 +20,8 @@ __all__ = ["DuplicateToolError", "Registry", "Tool", "ToolError", "function_tool
 
 # Each part is snake_case without "__" or a trailing "_", so the wire form maps back to one name.
 _PART = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"
-NAME_PATTERN = re.compile(rf"^{_PART}\.{_PART}$")
+# Tools of another system carry its name first: `helpdesk.ticket.list`.
+NAME_PATTERN = re.compile(rf"^(?:{_PART}\.)?{_PART}\.{_PART}$")
 
 # OpenAI function names may not contain dots; the wire name swaps them for "__".
 WIRE_SEPARATOR = "__"
@@ -82,7 +83,7 @@ def from_wire_name(wire: str) -> str:
 	"""Accept both the wire form and the dotted form that some models echo back."""
 	if "." in wire:
 		return wire
-	return wire.replace(WIRE_SEPARATOR, ".", 1)
+	return wire.replace(WIRE_SEPARATOR, ".")
 
 
 class Registry:

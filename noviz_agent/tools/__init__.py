@@ -26,6 +26,7 @@ TOOL_MODULES: list[str] = [
 	"knowledge",
 	"workflow",
 	"documents",
+	"systems",
 ]
 
 

@@ -106,7 +106,8 @@ def columns(ent: Entity, names: list[str]) -> list[dict]:
 
 
 def _with_links(ent: Entity, rows: list[dict]) -> list[dict]:
-	return [{**row, "_link": doc_url(ent.doctype, row["name"])} if row.get("name") else row for row in rows]
+	# A connector that knows a better link (another system's own address) keeps it.
+	return [{"_link": doc_url(ent.doctype, row["name"]), **row} if row.get("name") else row for row in rows]
 
 
 def _record(ent: Entity, doc: dict) -> dict:

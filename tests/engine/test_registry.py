@@ -22,7 +22,8 @@ def test_duplicate_names_are_rejected():
 
 
 @pytest.mark.parametrize(
-	"name", ["list", "Sales.list", "a.b.c", "a-b.list", "a.", ".list", "a_.a", "a__b.list", "a.b_"]
+	"name",
+	["list", "Sales.list", "a.b.c.d", "a-b.list", "a.", ".list", "a_.a", "a__b.list", "a.b_", "A.b.list"],
 )
 def test_malformed_names_are_rejected(name):
 	with pytest.raises(ValueError):
@@ -71,3 +72,9 @@ def test_function_tool_builds_schema_from_signature_and_docstring():
 def test_every_valid_name_survives_the_wire():
 	for name in ("sales_invoice.list", "bom.get", "a1.b2_c3", "tools.search"):
 		assert from_wire_name(_tool(name).wire_name) == name
+
+
+def test_another_systems_tools_carry_its_name_and_survive_the_wire():
+	tool = _tool("helpdesk.ticket.list")
+	assert tool.wire_name == "helpdesk__ticket__list"
+	assert from_wire_name(tool.wire_name) == "helpdesk.ticket.list"
