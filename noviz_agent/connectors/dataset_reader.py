@@ -106,8 +106,10 @@ def company_filters(
 	from noviz_agent.connectors.model import load_model
 	from noviz_agent.connectors.translate import parse_filters
 
-	ent = load_model().entity(entity)
 	listed = [[k, "=", v] for k, v in filters.items()] if isinstance(filters, dict) else list(filters or [])
+	if "." in entity:
+		return listed, None  # another system's entity (helpdesk.ticket): ERPNext's companies do not apply
+	ent = load_model().entity(entity)
 	if "company" not in ent.fields:
 		return listed, None
 	named = [c for c in parse_filters(ent, listed) if c.child is None and c.field.name == "company"]

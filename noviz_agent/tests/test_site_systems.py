@@ -27,7 +27,7 @@ SECOND = "accounts.second@noviz.test"  # an Accounts User too: only their Helpde
 
 def where(field: str, op: str, value) -> list:
 	"""One filter condition in the entity tools' format (the one line to change when the format does)."""
-	return [field, op, value]
+	return {"field": field, "op": op, "value": value}
 
 
 def _listening(url: str) -> bool:

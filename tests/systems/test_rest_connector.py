@@ -160,6 +160,8 @@ def test_links_of_another_system_point_at_that_system_not_this_site(site):
 	registry = Registry([t for ent in model for t in entity_tools(ent)])
 	conn = connect(site, "ann")
 	session = Session(Person("ann@erp.test"), conn, registry, frozenset(registry.names()))
-	rows = call_tool(session, "helpdesk.ticket.list", {"filters": [["customer", "=", "Acme"]]}).data["rows"]
+	rows = call_tool(
+		session, "helpdesk.ticket.list", {"filters": [{"field": "customer", "op": "=", "value": "Acme"}]}
+	).data["rows"]
 	assert rows and {r["_link"] for r in rows} == {f"{site.base_url}/app/hd-ticket/{r['name']}" for r in rows}
 	assert conn.get("helpdesk.ticket", "4")["_link"] == f"{site.base_url}/app/hd-ticket/4"

@@ -112,10 +112,23 @@ def test_one_turn_reads_tickets_in_helpdesk_and_invoices_in_erpnext_joined_by_an
 	model = ScriptedModel(
 		[
 			call("link.helpdesk_customer", {"customer": "Acme Corp"}),
-			call("helpdesk.ticket.list", {"filters": [["customer", "=", "Acme"], ["status", "=", "Open"]]}),
+			call(
+				"helpdesk.ticket.list",
+				{
+					"filters": [
+						{"field": "customer", "op": "=", "value": "Acme"},
+						{"field": "status", "op": "=", "value": "Open"},
+					]
+				},
+			),
 			call(
 				"sales_invoice.list",
-				{"filters": [["customer", "=", "Acme Corp"], ["status", "=", "Overdue"]]},
+				{
+					"filters": [
+						{"field": "customer", "op": "=", "value": "Acme Corp"},
+						{"field": "status", "op": "=", "value": "Overdue"},
+					]
+				},
 			),
 			"Acme Corp (ERPNext) has 1 overdue invoice; as Acme in Helpdesk it has 2 open tickets.",
 		]
@@ -130,7 +143,14 @@ def test_one_turn_reads_tickets_in_helpdesk_and_invoices_in_erpnext_joined_by_an
 	)
 	assert link["erpnext"]["system"] == "ERPNext"
 	tickets = call_tool(
-		session, "helpdesk.ticket.list", {"filters": [["customer", "=", "Acme"], ["status", "=", "Open"]]}
+		session,
+		"helpdesk.ticket.list",
+		{
+			"filters": [
+				{"field": "customer", "op": "=", "value": "Acme"},
+				{"field": "status", "op": "=", "value": "Open"},
+			]
+		},
 	)
 	assert sorted(r["name"] for r in tickets.data["rows"]) == [1, 2]
 	# Every Helpdesk call carried the person's own Helpdesk credentials.
@@ -144,7 +164,7 @@ def test_a_person_with_another_helpdesk_role_sees_fewer_tickets(helpdesk):
 	bob = make_session(
 		CompositeConnector(_erp(), {"helpdesk": connect(helpdesk, "bob")}), registry=build_registry()
 	)
-	args = {"filters": [["customer", "=", "Acme"]]}
+	args = {"filters": [{"field": "customer", "op": "=", "value": "Acme"}]}
 	assert call_tool(ann, "helpdesk.ticket.count", args).data["count"] == 2
 	assert call_tool(bob, "helpdesk.ticket.count", args).data["count"] == 1
 
