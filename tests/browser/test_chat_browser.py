@@ -410,6 +410,7 @@ def test_a_german_speaking_person_reads_german(page, static_url, artifacts):
 	page.fill(".nz-input", "show table")
 	page.press(".nz-input", "Enter")
 	page.wait_for_selector(".nz-agent .nz-table >> nth=-1")
+	page.wait_for_selector(".nz-more")  # drawn after the table; wait rather than race it
 	assert page.query_selector_all(".nz-more")[-1].inner_text() == "Mehr anzeigen"
 	shot(page, proposal, artifacts, "proposal-de")
 	assert page.errors == []
