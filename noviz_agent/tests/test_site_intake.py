@@ -147,7 +147,9 @@ class TestUploadEndpoint(PeopleTestCase):
 		self.request_with(render_pdf(spec), "upload.pdf")
 		reply = api.upload_document()
 		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
-		self.assertEqual(reply["response"]["proposal"]["draft"]["values"]["bill_no"], spec.number)
+		shown = {f["key"]: f["value"] for f in reply["response"]["proposal"]["fields"]}
+		self.assertEqual(shown["Document number"], spec.number)
+		self.assertEqual(len(reply["response"]["proposal"]["tables"]["lines"]["rows"]), 1)
 		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
 		self.assertEqual(conversation.person, ACCOUNTS)
 		self.assertIn(reply["file"], conversation.turns[-1].history_entry)

@@ -113,7 +113,7 @@ def preview(args: dict, session) -> dict:
 	for key in ("document_number", "date", "due_date", "currency", "subtotal", "total"):
 		if doc.get(key) not in (None, ""):
 			shown[key.replace("_", " ").capitalize()] = doc[key]
-	shown["Lines"] = [
+	lines = [
 		{
 			"#": i,
 			"description": line.get("description"),
@@ -124,6 +124,18 @@ def preview(args: dict, session) -> dict:
 			"match": _match_text(line["match"]),
 		}
 		for i, (line, row) in enumerate(zip(result["lines"], values["items"], strict=False), start=1)
+	]
+	line_columns = [
+		{"key": k, "label": label}
+		for k, label in (
+			("#", "#"),
+			("description", "Description"),
+			("qty", "Quantity"),
+			("rate", "Rate"),
+			("amount", "Amount"),
+			("item", "Item"),
+			("match", "Match"),
+		)
 	]
 	if draft["new_records"]:
 		shown["New records"] = [
@@ -142,6 +154,8 @@ def preview(args: dict, session) -> dict:
 		"doctype": draft["doctype"],
 		"summary": f"Create a draft {draft['doctype']} from {kept['filename']}",
 		"values": shown,
+		# The lines as the chat's small table; the draft itself stays with the tool for Confirm.
+		"tables": {"lines": {"columns": line_columns, "rows": lines}},
 		"draft": draft,
 		"checks": result["checks"],
 		"duplicates": result["duplicates"],

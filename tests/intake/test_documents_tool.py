@@ -34,7 +34,7 @@ def test_proposal_holds_the_draft_matches_and_new_records_and_writes_nothing():
 	assert values["bill_date"] == "2026-11-20" and values["currency"] == "USD"
 	assert [r["item_code"] for r in values["items"]] == ["SEED-01", "ESPRESSOMACHINE"]
 	assert [r["doctype"] for r in draft["new_records"]] == ["Item"]
-	lines = result.proposal["values"]["Lines"]
+	lines = result.proposal["tables"]["lines"]["rows"]
 	assert "supplier part no, 100%" in lines[0]["match"] and "new record" in lines[1]["match"]
 	assert "tax id" in result.proposal["values"]["Party"]
 	assert "taxes of 40.50" in result.proposal["warning"]["message"]
