@@ -268,10 +268,29 @@ class FrappeConnector:
 				for f in doc.get("filters") or []
 			]
 			clean = to_report_filters(declared, filters)
-			result = run(report, filters=clean, user=self.user, ignore_prepared_report=True)
+			# The site's own choice stands: a prepared report is read from its last completed run for
+			# these filters, or queued for the person the way the desk does, never run inline.
+			result = run(report, filters=dict(clean), user=self.user)
+			if result.get("prepared_report") and not result.get("doc"):
+				self._queue_prepared(report, clean)
 		out = report_to_canonical(result)
 		out.update(report=report, filters=clean)
 		return out
+
+	def _queue_prepared(self, report: str, filters: dict) -> None:
+		"""Start (or find) the person's background run of a prepared report, then say so."""
+		from frappe.core.doctype.prepared_report.prepared_report import (
+			get_reports_in_queued_state,
+			make_prepared_report,
+		)
+
+		waiting = get_reports_in_queued_state(report, filters)
+		name = waiting[0].name if waiting else make_prepared_report(report, filters)["name"]
+		raise ToolError(
+			f"{report} is prepared in the background on this site, so it was not run inside the chat. "
+			f"It is being prepared now (Prepared Report {name}); the desk tells you when it is ready. "
+			"Ask again then, with the same filters, and the figures come from that run."
+		)
 
 	# --- workflow -----------------------------------------------------------------------
 

@@ -15,6 +15,9 @@ from noviz_agent.engine.errors import NotFound, ToolError
 from noviz_agent.engine.tools import Tool, function_tool
 
 RESULT_TTL_SECONDS = 60 * 60
+# Rows of one report kept on the server for paging: enough for any page a person reads, bounded
+# so a huge report cannot fill Redis. Totals are computed from every row before the cut.
+MAX_KEPT_ROWS = 5000
 SUMMABLE_TYPES = ("Currency", "Float", "Int")
 WORD = re.compile(r"[a-z0-9]+")
 
@@ -122,8 +125,13 @@ def _page_of(stored: dict, result_id: str, page: int, size: int) -> dict:
 		"page": {"number": page, "size": size, "pages": pages, "has_more": page < pages},
 		"result_id": result_id,
 		"note": (
-			f"Page {page} of {pages}; all {len(rows)} rows are kept for paging and analysis under result_id. "
-			f"Totals in summary come from {stored['summary'].get('totals_from', 'every row')}; quote them "
+			f"Page {page} of {pages}; "
+			+ (
+				stored["summary"]["note"] + " "
+				if stored["summary"].get("kept_rows")
+				else f"all {len(rows)} rows are kept for paging and analysis under result_id. "
+			)
+			+ f"Totals in summary come from {stored['summary'].get('totals_from', 'every row')}; quote them "
 			"rather than adding rows up. Figures are for the company in filters."
 		),
 	}
@@ -154,6 +162,14 @@ def _run(
 		raise ToolError("Give the report name (from report.find), or a result_id to page through.")
 	result = session.connector.run_report(report, with_company(session, report, filters or {}))
 	columns, rows = result["columns"], result["rows"]
+	summary = summarise(columns, rows, result.get("kinds"), result.get("total_row"))
+	if len(rows) > MAX_KEPT_ROWS:
+		summary["kept_rows"] = MAX_KEPT_ROWS
+		summary["note"] = (
+			f"The report has {len(rows):,} rows; the first {MAX_KEPT_ROWS:,} are kept for paging. "
+			"The totals cover every row. Narrow the filters to page through the rest."
+		)
+		rows = rows[:MAX_KEPT_ROWS]
 	stored = {
 		"kind": "rows",
 		"user": session.user,
@@ -161,7 +177,7 @@ def _run(
 		"filters": result.get("filters", filters or {}),
 		"columns": columns,
 		"rows": rows,
-		"summary": summarise(columns, rows, result.get("kinds"), result.get("total_row")),
+		"summary": summary,
 	}
 	new_id = f"r_{secrets.token_urlsafe(9)}"
 	session.results.put(new_id, stored, RESULT_TTL_SECONDS)
