@@ -204,7 +204,8 @@ def _run(session: Session, tool, args: dict, started: float) -> ToolResult:
 # --- proposals ----------------------------------------------------------------------
 
 
-def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
+def _preview(session: Session, tool, args: dict, started: float) -> dict | ToolResult:
+	"""What the person is asked to confirm, built as them; a refusal or error result when it cannot be."""
 	if not session.writes_enabled:
 		return ToolResult(
 			tool.name,
@@ -214,11 +215,18 @@ def _propose(session: Session, tool, args: dict, started: float) -> ToolResult:
 			"(Agent Settings). The person can make this change in the desk themselves.",
 		)
 	try:
-		preview = tool.preview(args, session) if tool.preview else {"tool": tool.name, "values": args}
+		return tool.preview(args, session) if tool.preview else {"tool": tool.name, "values": args}
 	except PermissionDenied as exc:
 		return ToolResult(tool.name, args, "refused", error=str(exc), ms=_elapsed_ms(started))
 	except ToolError as exc:
 		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
+
+
+def _propose(session: Session, tool, args: dict, started: float, preview: dict | None = None) -> ToolResult:
+	if preview is None:
+		preview = _preview(session, tool, args, started)
+		if isinstance(preview, ToolResult):
+			return preview
 	nonce = secrets.token_urlsafe(16)
 	expires = int(session.clock() + session.limits.proposal_ttl_seconds)
 	digest = args_hash(args)
@@ -319,14 +327,13 @@ def _stale(session: Session, tool, record: dict, started: float) -> ToolResult |
 	version compared with the one the token was signed for.
 	"""
 	args = record["args"]
-	fresh = _propose(session, tool, args, started)
-	if fresh.status != "proposal":
-		return fresh
-	now = str((fresh.proposal or {}).get("version") or "")
+	preview = _preview(session, tool, args, started)
+	if isinstance(preview, ToolResult):
+		return preview
+	now = str(preview.get("version") or "")
 	if now == record["version"]:
-		# Unchanged: the fresh proposal is withdrawn at once; the original one is carried out.
-		session.proposals.take(fresh.proposal["token"].split(".")[0])
-		return None
+		return None  # unchanged: the original proposal is carried out
+	fresh = _propose(session, tool, args, started, preview)
 	what = (
 		" ".join(str(p) for p in (record["preview"].get("doctype"), args.get("name")) if p) or "The document"
 	)
