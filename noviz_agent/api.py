@@ -309,7 +309,7 @@ def _answer(
 	)
 	# A procedure's step depends on its run: it is never answered from the cache.
 	if cache is not None and entry is not None and not stopped and not frappe_sops.handled(procedures):
-		wrote = any((c.get("name") or "").endswith(WRITE_SUFFIXES) for c in log.get("tools_called") or [])
+		wrote = any(_writes(c.get("name")) for c in log.get("tools_called") or [])
 		cache.remember(user, question, response, first_in_conversation=first, wrote=wrote)
 	frappe_sops.remember(procedures, doc)
 	total_ms = (time.perf_counter() - started) * 1000
@@ -338,7 +338,10 @@ def max_chars_of(values: dict) -> int:
 	return validation.limit(values, "max_message_chars")
 
 
-WRITE_SUFFIXES = (".create", ".update", ".submit", ".cancel", ".apply")
+def _writes(name: str | None) -> bool:
+	"""Whether a called tool writes, as the registry declares it (not guessed from its name)."""
+	tool = frappe_session.registry().get(name or "")
+	return bool(tool and tool.writes)
 
 
 def _settle_budget(held, log: dict, values: dict) -> None:
