@@ -30,36 +30,10 @@ from dataclasses import dataclass, field
 import frappe
 from frappe.utils import add_days, add_months, getdate, nowdate
 
+# The names and prices the frappe-free evaluation seeds too, so its questions read the same here.
+from noviz_agent.evaluation.seed import CUSTOMER_GROUPS, ITEMS, SUPPLIERS, TERRITORIES
+
 TAG = "bench_seed"
-TERRITORIES = ("North America", "Europe", "Asia Pacific", "United States", "Rest Of The World")
-CUSTOMER_GROUPS = ("Commercial", "Government", "Non Profit", "Individual")
-ITEMS = (
-	("Office Chair", "Products", 180),
-	("Standing Desk", "Products", 640),
-	("Monitor Arm", "Products", 95),
-	("Filing Cabinet", "Products", 260),
-	("Conference Table", "Products", 1450),
-	("LED Desk Lamp", "Products", 48),
-	("Whiteboard", "Products", 120),
-	("Ergonomic Keyboard", "Products", 85),
-	("Printer Paper Box", "Consumable", 32),
-	("Toner Cartridge", "Consumable", 76),
-	("Coffee Beans 1kg", "Consumable", 24),
-	("Cleaning Kit", "Consumable", 18),
-	("Steel Frame", "Raw Material", 55),
-	("Oak Panel", "Raw Material", 70),
-	("Gas Lift Cylinder", "Raw Material", 22),
-	("Fabric Roll", "Raw Material", 40),
-	("Installation Service", "Services", 300),
-	("Maintenance Visit", "Services", 150),
-	("Office Design Consult", "Services", 900),
-	("Delivery Service", "Services", 60),
-)
-SUPPLIERS = (
-	("Seed Supplier 01", "Raw Material"),
-	("Seed Supplier 02", "Hardware"),
-	("Seed Supplier 03", "Local"),
-)
 
 
 @dataclass
