@@ -46,6 +46,16 @@ class AgentTestCase(PeopleTestCase):
 		self.models.append(model)
 		return model
 
+	def propose(self, name):
+		"""A proposal to create customer `name`, made by the Sales User through the turn API."""
+		steps = [
+			call("customer.create", {"values": {"customer_name": name}}),
+			answer("Confirm to create it."),
+		]
+		reply = self.send_as(SALES, f"create a customer named {name}", steps)
+		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
+		return reply
+
 	def send_as(self, user, message, steps, conversation=None):
 		self.plan.append(steps)
 		frappe.set_user(user)
@@ -195,15 +205,6 @@ class TestTurns(AgentTestCase):
 
 
 class TestProposals(AgentTestCase):
-	def propose(self, name):
-		steps = [
-			call("customer.create", {"values": {"customer_name": name}}),
-			answer("Confirm to create it."),
-		]
-		reply = self.send_as(SALES, f"create a customer named {name}", steps)
-		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
-		return reply
-
 	def test_confirm_creates_the_record_once(self):
 		reply = self.propose("Noviz Test Customer A")
 		token = reply["response"]["proposal"]["token"]

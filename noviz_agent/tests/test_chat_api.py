@@ -27,15 +27,6 @@ class ChatTestCase(AgentTestCase):
 
 
 class TestEditProposal(ChatTestCase):
-	def propose(self, name):
-		steps = [
-			call("customer.create", {"values": {"customer_name": name}}),
-			answer("Confirm to create it."),
-		]
-		reply = self.send_as(SALES, f"create a customer named {name}", steps)
-		self.assertEqual(reply["response"]["type"], "proposal", reply["response"])
-		return reply
-
 	def test_an_edited_proposal_gets_a_new_token_and_the_old_one_dies(self):
 		reply = self.propose("Noviz Edit Customer A")
 		old = reply["response"]["proposal"]["token"]

@@ -13,34 +13,21 @@ import frappe
 from frappe.utils import add_days, nowdate
 
 from noviz_agent import api
-from noviz_agent.connectors import frappe_session
 from noviz_agent.testing.sop_policy import SopPolicyModel
-from noviz_agent.tests.utils import SALES, PeopleTestCase
+from noviz_agent.tests.test_agent_api import AgentTestCase
+from noviz_agent.tests.utils import SALES
 
 CANCEL = "Cancel a customer order"
 
 
-class TestProcedures(PeopleTestCase):
+class TestProcedures(AgentTestCase):
 	def setUp(self):
 		super().setUp()
-		settings = frappe.get_single("Agent Settings")
-		settings.update(
-			{
-				"base_url": "http://127.0.0.1:9/v1",
-				"model": "scripted",
-				"enable_writes": 1,
-				"rate_limit_per_hour": 1000,
-				"use_knowledge": 0,
-			}
-		)
-		settings.save(ignore_permissions=True)
-		frappe.clear_document_cache("Agent Settings", "Agent Settings")
 		self.policy = SopPolicyModel()
-		frappe_session.provider_factory = lambda values: self.policy
 
-	def tearDown(self):
-		frappe_session.provider_factory = None
-		super().tearDown()
+	def next_model(self, values):
+		# Every turn is driven by the scripted policy model, which decides from the prompts it is sent.
+		return self.policy
 
 	def _open_order(self) -> str:
 		"""A fresh submitted, undelivered Sales Order of an existing customer and item (rolled back after)."""
