@@ -12,7 +12,7 @@ from unittest.mock import patch
 import frappe
 
 from noviz_agent import api, tasks
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
 from noviz_agent.tools import analytics
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import frappe
 from frappe.utils import add_days, add_months, getdate, nowdate
 
-from noviz_agent.connectors import frappe_knowledge, frappe_session
+from noviz_agent.edge import frappe_knowledge, frappe_session
 from noviz_agent.engine import gateway
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user
 

@@ -16,7 +16,8 @@ EDGE = (
 	"noviz_agent/tasks.py",
 	"noviz_agent/install.py",
 	"noviz_agent/hooks.py",
-	"noviz_agent/connectors/frappe_",
+	"noviz_agent/connectors/frappe_connector.py",
+	"noviz_agent/edge/",
 	"noviz_agent/noviz_agent/",
 	"noviz_agent/tests/",
 )

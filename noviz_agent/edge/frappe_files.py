@@ -11,7 +11,7 @@ from __future__ import annotations
 import frappe
 from frappe import _
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.intake import files, vision
 from noviz_agent.intake.files import IntakeError, Limits
 
@@ -222,7 +222,7 @@ def runs_in_background(size: int) -> bool:
 
 def enqueue_intake(user: str, file: str, conversation: str | None, turn: str) -> None:
 	frappe.enqueue(
-		"noviz_agent.connectors.frappe_files.intake_job",
+		"noviz_agent.edge.frappe_files.intake_job",
 		queue="long",
 		user=user,
 		file=file,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from noviz_agent import validation
-from noviz_agent.connectors import frappe_knowledge, frappe_session
+from noviz_agent.edge import frappe_knowledge, frappe_session
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ def check_systems() -> list[Check]:
 	"""Each other system the person running the doctor connected: reachable, credentials valid, version."""
 	import frappe
 
-	from noviz_agent.connectors.frappe_systems import check_connections
+	from noviz_agent.edge.frappe_systems import check_connections
 
 	return [
 		Check(f"system {name}", status, message)

@@ -78,7 +78,7 @@ def site_runner(values: dict, users: dict[str, str], provider_for, *, rollback: 
 
 	``rollback=False`` leaves that to the caller (a site test rolls back in its tearDown).
 	"""
-	from noviz_agent.connectors.frappe_session import build_session
+	from noviz_agent.edge.frappe_session import build_session
 	from noviz_agent.engine import turn
 
 	missing = sorted({user for user in users.values() if not frappe.db.exists("User", user)})
