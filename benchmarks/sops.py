@@ -369,7 +369,7 @@ def run_case(case: Case, compiled, controller_factory, registry) -> tuple[list[t
 		failures={compiled_action(compiled, line).entity: n for line, n in case.api_failures.items()},
 	)
 	session = make_session(conn, registry=registry)
-	session.context["knowledge"] = Knowledge()
+	session.knowledge = Knowledge()
 	store = InMemoryRunStore()
 	replies = copy.deepcopy(case.replies)
 	runner = Runner(

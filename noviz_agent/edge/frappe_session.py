@@ -273,11 +273,9 @@ def build_session(
 		conversation=conversation,
 		cancelled=cancelled,
 		# Opened lazily: most turns never search the process documents.
+		knowledge=opener(values),
 		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
 		# rather than waiting for a job that would never start.
-		context={
-			"knowledge": opener(values),
-			"enqueue_analysis": analysis_enqueuer(user, turn) if long_queue_served() else None,
-			"intake": intake_system(user, values),
-		},
+		enqueue_analysis=analysis_enqueuer(user, turn) if long_queue_served() else None,
+		intake=intake_system(user, values),
 	)

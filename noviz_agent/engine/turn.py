@@ -120,7 +120,7 @@ def run_turn(
 
 	selection = select(session, message, model_picker=model_picker)
 	# select() has recorded the tools in session.offered; the loop sends them in this order.
-	session.context["offer_order"] = list(selection.tools)
+	session.offer_order = list(selection.tools)
 	log.update(
 		modules=list(selection.modules), tools_offered=list(selection.tools), tools_cut=list(selection.cut)
 	)

@@ -340,7 +340,7 @@ def memory_runner(
 				f"the oracle had {provider.remaining} planned step(s) left: the turn ended early"
 			)
 		written = any(action in ("create", "update", "submit", "cancel") for action, _ in connector.calls)
-		return TurnRecord(outcome, written, list(session.context.get("offer_order") or ()))
+		return TurnRecord(outcome, written, list(session.offer_order))
 
 	run.registry = registry
 	return run, DataFacts(data)
