@@ -42,11 +42,11 @@ def check_provider(values: dict) -> Check:
 def check_tool_schemas(values: dict) -> Check:
 	"""Every tool, as it would be sent to the configured provider, against that provider's rules."""
 	from noviz_agent.engine.provider.schemas import check_as_sent, dialect_for
-	from noviz_agent.tools import build_registry
+	from noviz_agent.tools import registry
 
 	dialect = dialect_for(values.get("base_url") or "")
 	strict = bool(values.get("strict_tools"))
-	sent, problems = check_as_sent([t.schema() for t in build_registry()], strict=strict, dialect=dialect)
+	sent, problems = check_as_sent([t.schema() for t in registry()], strict=strict, dialect=dialect)
 	if problems:
 		shown = "; ".join(str(p) for p in problems[:3])
 		return Check("tools", "fail", f"{len(problems)} tool schema problems for {dialect}: {shown}")

@@ -188,7 +188,7 @@ def run_intake(values: dict, file: str, filename: str, conversation: str | None,
 		text = _("Here is the draft read from {0} (file {1}). Check it, then Confirm or Cancel.").format(
 			filename, file
 		)
-		response = responses.build(text, [result])
+		response = responses.build(text, [result], entities=session.registry.vocabulary.entities)
 	elif result.status == "refused":
 		response = {**responses.empty_response(), "type": "refusal", "refusal": {"message": result.error}}
 	else:

@@ -217,16 +217,11 @@ def intake_system(user: str, values: dict):
 	return FrappeIntake(user, values)
 
 
-_REGISTRY: list = []
-
-
 def registry():
-	"""The canonical registry, built once per process: it holds no person's data and no turn changes it."""
-	if not _REGISTRY:
-		from noviz_agent.tools import build_registry
+	"""The process's canonical registry (`noviz_agent.tools.registry`): no person's data, no turn changes it."""
+	from noviz_agent.tools import registry as shared
 
-		_REGISTRY.append(build_registry())
-	return _REGISTRY[0]
+	return shared()
 
 
 def build_session(

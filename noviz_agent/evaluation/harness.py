@@ -315,10 +315,10 @@ def memory_runner(
 	from noviz_agent.engine.session import Person, Session
 	from noviz_agent.evaluation import seed
 	from noviz_agent.evaluation.expected import DataFacts
-	from noviz_agent.tools import build_registry
+	from noviz_agent.tools import registry as shared_registry
 
 	data = seed.build()
-	registry = build_registry()
+	registry = shared_registry()
 	today = today or seed.TODAY
 
 	def run(question: dict):
