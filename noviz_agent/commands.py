@@ -54,7 +54,7 @@ def ask(context, question, user, conversation, as_json):
 @pass_context
 def doctor(context, skip_provider):
 	"""Check the settings, the provider connection and the knowledge store; say what is wrong."""
-	from noviz_agent.connectors import frappe_doctor
+	from noviz_agent.edge import frappe_doctor
 
 	_connect(context)
 	try:
@@ -86,7 +86,7 @@ def doctor(context, skip_provider):
 @pass_context
 def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 	"""Run the labelled questions through the real turn against this site and grade the answers."""
-	from noviz_agent.connectors import frappe_evaluation, frappe_session
+	from noviz_agent.edge import frappe_evaluation, frappe_session
 	from noviz_agent.evaluation import seed
 	from noviz_agent.evaluation.harness import EvaluationError, evaluate, load_questions
 
@@ -153,7 +153,7 @@ def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 @pass_context
 def index_knowledge(context, rebuild):
 	"""Index the shipped, folder and desk process documents (unchanged ones are skipped)."""
-	from noviz_agent.connectors import frappe_knowledge, frappe_session
+	from noviz_agent.edge import frappe_knowledge, frappe_session
 
 	_connect(context)
 	try:
@@ -179,7 +179,7 @@ def index_knowledge(context, rebuild):
 @pass_context
 def knowledge_status(context):
 	"""Show what the knowledge store holds and how it searches (lexical or hybrid)."""
-	from noviz_agent.connectors import frappe_knowledge, frappe_session
+	from noviz_agent.edge import frappe_knowledge, frappe_session
 
 	_connect(context)
 	try:

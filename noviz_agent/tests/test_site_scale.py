@@ -16,7 +16,7 @@ from unittest import mock
 import frappe
 
 from noviz_agent import api, kept_results, tasks
-from noviz_agent.connectors import frappe_session, frappe_turns
+from noviz_agent.edge import frappe_session, frappe_turns
 from noviz_agent.engine import turn_state
 from noviz_agent.engine.errors import NotFound
 from noviz_agent.testing import answer, call
@@ -33,7 +33,7 @@ CHILD = textwrap.dedent(
 	frappe.init(site=site)
 	frappe.connect()
 	from noviz_agent import api, tasks
-	from noviz_agent.connectors import frappe_session
+	from noviz_agent.edge import frappe_session
 	from noviz_agent.testing import ScriptedModel, answer, call
 	loaded = frappe_session.load_settings
 	frappe_session.load_settings = lambda with_secrets=False: {
