@@ -14,9 +14,10 @@
    averaged (`analytics.backtest`); otherwise the mean of the three, and the method string says
    which and why.
 4. The backtest is honest about the season: its forecasts put back the seasonal indices as
-   estimated from the periods before their origin (re-estimated every cycle), not indices that
-   have seen the periods being forecast, which would favour the deseasonalised candidates and
-   make the range too narrow.
+   estimated from the periods before their origin (re-estimated every cycle, or every third of
+   the backtest where that is longer; from the whole series where fewer than two cycles precede
+   the first origin), not indices that have seen the periods being forecast, which would favour
+   the deseasonalised candidates and make the range too narrow.
 5. Range: from the rolling-origin errors of the whole procedure, choice included
    (`backtest.procedure_errors`, `backtest.range_from_errors`); relative to the forecast when the
    season multiplies, so it swells with the level and the season. Short series fall back to the
