@@ -1,4 +1,4 @@
-"""Exponential smoothing fitted by grid search in numpy: simple, damped Holt and Theta.
+"""Exponential smoothing fitted by grid search in numpy: simple, damped Holt, Theta, Holt-Winters.
 
 Each method is fitted to a non-seasonal series by trying a grid of smoothing parameters at
 once and keeping the one with the smallest sum of squared one-step errors. One pass over the
@@ -10,6 +10,8 @@ costs one pass, not one fit per origin.
 - Damped Holt (Gardner and McKenzie 1985): level and trend, the trend fading by phi per period.
 - Theta (Assimakopoulos and Nikolopoulos 2000, as Hyndman and Billah 2003 showed it): SES with
   a drift of half the least-squares slope of the data fitted.
+- Holt-Winters with a damped trend and an additive season (ETS(A,Ad,A), Hyndman et al. 2008),
+  on a series that still has its season (`SeasonalPaths`).
 """
 
 from __future__ import annotations
