@@ -1,4 +1,4 @@
-"""Exponential smoothing fitted by grid search in numpy: simple, damped Holt and Theta.
+"""Exponential smoothing fitted by grid search in numpy: simple, damped Holt, Theta, Holt-Winters.
 
 Each method is fitted to a non-seasonal series by trying a grid of smoothing parameters at
 once and keeping the one with the smallest sum of squared one-step errors. One pass over the
@@ -10,6 +10,8 @@ costs one pass, not one fit per origin.
 - Damped Holt (Gardner and McKenzie 1985): level and trend, the trend fading by phi per period.
 - Theta (Assimakopoulos and Nikolopoulos 2000, as Hyndman and Billah 2003 showed it): SES with
   a drift of half the least-squares slope of the data fitted.
+- Holt-Winters with a damped trend and an additive season (ETS(A,Ad,A), Hyndman et al. 2008),
+  on a series that still has its season (`SeasonalPaths`).
 """
 
 from __future__ import annotations
@@ -108,3 +110,66 @@ class Paths:
 		if method == "trended":
 			return (self.fitted("damped") + self.fitted("theta")) / 2
 		return (self.fitted("ses") + self.fitted("damped") + self.fitted("theta")) / 3
+
+
+_HW_ALPHA = np.array([0.05, 0.1, 0.2, 0.35, 0.5, 0.7, 0.9])
+_HW_BETA = np.array([0.02, 0.08, 0.2])
+_HW_GAMMA = np.array([0.02, 0.08, 0.2, 0.4])
+_HW_PHI = np.array([0.0, 0.9, 0.98])
+HW_ALPHA, HW_BETA, HW_GAMMA, HW_PHI = np.array(
+	np.meshgrid(_HW_ALPHA, _HW_BETA, _HW_GAMMA, _HW_PHI, indexing="ij")
+).reshape(4, -1)
+
+
+class SeasonalPaths:
+	"""Additive Holt-Winters with a damped trend (ETS(A,Ad,A)) on `y` with a season of `m`, fitted
+	by grid search like `Paths`, readable at any origin.
+
+	The states start from the first cycle only (level its mean, trend none, season its deviations
+	from the mean), so a fit read off at any origin past the first cycle has seen nothing later.
+	phi = 0 in the grid is the same model with no trend.
+	"""
+
+	def __init__(self, y: np.ndarray, m: int):
+		n, grid = y.size, HW_ALPHA.size
+		self.n, self.m = n, m
+		level = np.full(grid, y[:m].mean())
+		trend = np.zeros(grid)
+		season = np.tile(y[:m] - y[:m].mean(), (grid, 1))
+		self.first_season = season.copy()
+		self.level = np.empty((n + 1, grid))
+		self.trend = np.empty((n + 1, grid))
+		# The season's state changes one position per period: updated[t] is position t % m after t.
+		self.updated = np.empty((n, grid))
+		self.sse = np.zeros((n + 1, grid))
+		sse = np.zeros(grid)
+		alpha_beta = HW_ALPHA * HW_BETA
+		gamma = HW_GAMMA * (1 - HW_ALPHA)
+		for t in range(n):
+			self.level[t], self.trend[t], self.sse[t] = level, trend, sse
+			p = t % m
+			base = level + HW_PHI * trend
+			error = y[t] - base - season[:, p]
+			sse = sse + error * error
+			level = base + HW_ALPHA * error
+			trend = HW_PHI * trend + alpha_beta * error
+			season[:, p] += gamma * error
+			self.updated[t] = season[:, p]
+		self.level[n], self.trend[n], self.sse[n] = level, trend, sse
+
+	def season_at(self, origin: int, best: int) -> np.ndarray:
+		"""The m seasonal states after the first `origin` periods, by position in the season."""
+		out = self.first_season[best].copy()
+		for p in range(self.m):
+			last = origin - 1 - (origin - 1 - p) % self.m
+			if last >= 0:
+				out[p] = self.updated[last, best]
+		return out
+
+	def forecast(self, origin: int, horizon: int) -> np.ndarray:
+		best = int(np.argmin(self.sse[origin]))
+		phi = HW_PHI[best]
+		steps = np.cumsum(phi ** np.arange(1, horizon + 1))
+		positions = np.arange(origin, origin + horizon) % self.m
+		season = self.season_at(origin, best)
+		return self.level[origin, best] + steps * self.trend[origin, best] + season[positions]

@@ -6,7 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from analytics.forecast import CANDIDATES, MIN_ORIGINS_FOR_SELECTION, TOP, forecast, procedure_errors
+from analytics.backtest import range_from_errors
+from analytics.forecast import CANDIDATES, MIN_ORIGINS_FOR_SELECTION, forecast, procedure_errors, top
+
+TOP = top(len(CANDIDATES))
 
 # The target for the share of held-out points inside the 80% range, at every frequency.
 BAND = (0.75, 0.85)
@@ -110,3 +113,27 @@ def test_forecast_range_selection_bias_wider_than_the_chosen_pairs_own_errors():
 	spread = np.std(np.subtract(honest, own), ddof=1) / np.sqrt(len(own))
 	assert np.mean(honest) - np.mean(own) > 3 * spread
 	assert abs(np.mean(honest) - np.mean(unselected)) < 3 * np.std(unselected, ddof=1) / np.sqrt(len(own))
+
+
+@pytest.mark.parametrize("k", [5, 8, 16])
+def test_forecast_range_overshoot_no_wider_than_the_split_conformal_bound(k):
+	# Split conformal prediction (Vovk et al.; Lei et al. 2018): the j-th smallest of k
+	# exchangeable |errors| covers a new one with probability j / (k + 1), here j = ceil(0.8 (k + 1)).
+	# A width that also took the larger of this and a normal width of the same errors covered more.
+	rng = np.random.default_rng(11)
+	draws = 6000
+	errors = rng.standard_t(4, size=(draws, k))
+	fresh = np.abs(rng.standard_t(4, size=draws))
+	widths = np.array([range_from_errors(row[:, None], 1)[0] for row in errors])
+	theory = np.ceil(0.8 * (k + 1)) / (k + 1)
+	coverage = float(np.mean(fresh <= widths))
+	assert abs(coverage - theory) < 3 * np.sqrt(theory * (1 - theory) / draws), (coverage, theory)
+
+
+def test_forecast_range_overshoot_one_huge_backtest_miss_does_not_set_the_width():
+	# Fifteen misses of about 1 and one of 50: the 80% width is the conformal one (about 1), not a
+	# normal width of the same errors, which the one miss would blow up to about 16.
+	column = np.r_[np.linspace(0.8, 1.2, 15), 50.0]
+	width = range_from_errors(column[:, None], 1)[0]
+	assert width == pytest.approx(np.sort(column)[13], abs=0.03)
+	assert width < 1.3
