@@ -8,7 +8,7 @@ import pandas as pd
 from analytics import blocks, charts, periods
 from analytics.catalog.base import AS_OF, TOP_N, Analysis, Param
 from analytics.catalog.rows import as_of, as_of_note, breakdown_row, freq_param, trend_row
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import TABLE_MAX_ROWS, empty_result, kpi, num, rounded, table
 
 
 def _display(frame: pd.DataFrame, p: dict, column: str = "date") -> np.ndarray:
@@ -219,9 +219,11 @@ def rfm(data: dict, p: dict) -> dict:
 			f"{len(at_risk)} once-regular customers have not bought for over {p['lapsed_days']} days "
 			f"(lifetime {num(at_risk['monetary'].sum())}): {', '.join(map(str, at_risk.index[:3]))}."
 		)
+	ranked = per.sort_values("monetary", ascending=False)
+	# The table shows the first rows only; the rest would be built to be thrown away.
 	rows = [
 		[str(name), row.segment, int(row.recency_days), int(row.frequency), rounded(row.monetary)]
-		for name, row in per.sort_values("monetary", ascending=False).iterrows()
+		for name, row in ranked.head(TABLE_MAX_ROWS).iterrows()
 	]
 	return {
 		"kpis": [kpi(f"{s} customers", summary.loc[s, "customers"], "count") for s in RFM_SEGMENTS[:5]]
@@ -237,7 +239,9 @@ def rfm(data: dict, p: dict) -> dict:
 		"recommendations": ["Win back 'At risk' customers before they become 'Lost'."]
 		if len(at_risk)
 		else [],
-		"table": table(["customer", "segment", "days since last", "invoices", "revenue"], rows),
+		"table": table(
+			["customer", "segment", "days since last", "invoices", "revenue"], rows, total_rows=len(ranked)
+		),
 		"chart": charts.bar(
 			"Customers by RFM segment",
 			list(RFM_SEGMENTS),

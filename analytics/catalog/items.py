@@ -152,9 +152,10 @@ def bought_together(data: dict, p: dict) -> dict:
 	multi = (sizes > 1) & (sizes <= p["max_lines"])
 	# Every pair within a document from positions in the sorted lines (no self-join): line i is
 	# paired with each later line of its document.
-	doc, item = line_docs[multi], line_items[multi]
-	order = np.lexsort((item, doc))
-	doc, item = doc[order], item[order]
+	# A line's key orders by document and then item, so one sort of the keys does what a
+	# two-key lexsort did, several times faster.
+	ordered = np.sort(line_keys[multi])
+	doc, item = ordered // stride - 1, ordered % stride - 1
 	starts = np.r_[0, np.flatnonzero(np.diff(doc)) + 1] if doc.size else np.array([], dtype=np.int64)
 	ends = np.r_[starts[1:], doc.size] if doc.size else starts
 	end_of_line = np.repeat(ends, ends - starts)

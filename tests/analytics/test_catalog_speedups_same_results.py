@@ -79,3 +79,74 @@ def test_unusual_entries_ties_ranked_as_grouping_by_name_ranked_them():
 	found = vouchers[z > 2.0].assign(z=z[z > 2.0]).sort_values("amount", ascending=False)
 	assert [r[0] for r in out["table"]["rows"]] == [str(k) for k in found.index]
 	assert len(found) == 4
+
+
+def test_large_payments_table_is_the_largest_by_robust_z_and_counts_them_all():
+	payments = generate.payments(20_000, seed=3)
+	out = run("cash.large_payments", {"payments": payments}, {"threshold": 2.0})
+	rows = []
+	for flow in ("in", "out"):
+		part = payments[payments["direction"] == flow]
+		z = anomalies.robust_z(part["amount"].to_numpy(dtype=float))
+		rows += [
+			(d, rounded(a), rounded(v))
+			for d, a, v in zip(part["document"], part["amount"], z, strict=True)
+			if v > 2.0
+		]
+	expected = sorted(rows, key=lambda r: -r[1])
+	assert len(expected) > 50
+	assert out["table"]["total_rows"] == len(expected)
+	shown = [(r[0], r[4], r[5]) for r in out["table"]["rows"]]
+	assert len(shown) == 50
+	assert [r[1] for r in shown] == [r[1] for r in expected[:50]]
+	assert set(shown) <= set(expected)
+
+
+def test_rfm_table_lists_the_customers_by_revenue_and_counts_them_all():
+	sales = generate.sales(20_000, seed=4)
+	out = run("customers.rfm", sales)
+	counted = sales[sales["docstatus"] == 1]
+	revenue = counted.groupby("party")["amount"].sum().sort_values(ascending=False)
+	invoices = counted.groupby("party")["document"].nunique()
+	assert out["table"]["total_rows"] == len(revenue) > 50
+	rows = out["table"]["rows"]
+	assert [r[0] for r in rows] == list(revenue.index[: len(rows)])
+	assert [r[4] for r in rows] == [rounded(v) for v in revenue.iloc[: len(rows)]]
+	assert [r[3] for r in rows] == [int(invoices[name]) for name in revenue.index[: len(rows)]]
+
+
+def _messy(datasets: dict) -> dict:
+	"""The same datasets with holes, repeated ids and text where numbers and dates belong."""
+	out = dict(datasets)
+	sales = datasets["sales"].copy()
+	rng = np.random.default_rng(9)
+	n = len(sales)
+	sales.loc[rng.random(n) < 0.03, "party"] = ""
+	sales.loc[rng.random(n) < 0.03, "item"] = None
+	sales.loc[rng.random(n) < 0.02, "id"] = sales["id"].iloc[0]
+	sales["amount"] = sales["amount"].astype(str).where(rng.random(n) > 0.05, "")
+	sales["date"] = sales["date"].dt.strftime("%Y-%m-%d").where(rng.random(n) > 0.02, None)
+	sales["status"] = rng.choice(["Paid", "Draft", "Cancelled", "Unpaid"], n, p=[0.6, 0.05, 0.05, 0.3])
+	out["sales"] = sales
+	gl = datasets["gl"].copy()
+	gl["debit"] = gl["debit"].astype(object).where(rng.random(len(gl)) > 0.05, None)
+	gl["docstatus"] = rng.choice([0, 1, 2], len(gl), p=[0.05, 0.9, 0.05])
+	out["gl"] = gl
+	return out
+
+
+@pytest.mark.parametrize("messy", [False, True])
+def test_every_analysis_same_result_as_with_the_earlier_normaliser(messy, monkeypatch):
+	from analytics import catalog, runner
+	from tests.analytics import normalise_before
+
+	data = generate.all_datasets(2_000, seed=6)
+	if messy:
+		data = _messy(data)
+	analyses = list(catalog.all_analyses())
+	assert len(analyses) >= 100
+	now = {a.key: run(a.key, {name: data[name] for name in a.needs}) for a in analyses}
+	monkeypatch.setattr(runner, "normalise", normalise_before.normalise)
+	for analysis in analyses:
+		earlier = run(analysis.key, {name: data[name] for name in analysis.needs})
+		assert now[analysis.key] == earlier, analysis.key
