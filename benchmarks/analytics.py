@@ -1,6 +1,11 @@
 """Speed, memory and forecast accuracy of the analytics engine. Prints figures; asserts nothing.
 
     .venv/bin/python benchmarks/analytics.py [--sizes 10000,100000,1000000] [--skip-catalogue-above N]
+        [--sections 1,2,3] [--only KEY,KEY] [--each]
+
+`--sections` runs only the numbered parts below; `--only` limits part 2 to the analyses named
+(e.g. `--sections 2 --sizes 1000000 --only items.bought_together,customers.rfm`) and `--each`
+prints every analysis's time in it, slowest first.
 
 1. The monthly revenue trend with forecast, anomalies and change point (`sales.monthly_trend`,
    normalisation included) on generated sales lines, against a baseline that does what the
@@ -81,8 +86,14 @@ def trend_figures(sizes: list[int]) -> None:
 		print(f"{n:>10,} {ours:>8.3f} {memory:>9.1f} {base:>11.3f} {ours / base:>6.1f}")
 
 
-def catalogue_figures(sizes: list[int], skip_above: int) -> None:
-	print("\n== Whole catalogue (100 analyses) ==")
+def catalogue_figures(
+	sizes: list[int], skip_above: int, only: list[str] | None = None, each: bool = False
+) -> None:
+	analyses = [a for a in catalog.all_analyses() if not only or a.key in only]
+	unknown = sorted(set(only or ()) - {a.key for a in analyses})
+	if unknown:
+		raise SystemExit(f"--only: no analysis {', '.join(unknown)}")
+	print(f"\n== {'Whole catalogue' if not only else 'Catalogue analyses'} ({len(analyses)} analyses) ==")
 	print(f"{'sales rows':>10} {'total s':>8} {'peak MiB':>9} {'slowest (s)':<60}")
 	for n in sizes:
 		if n > skip_above:
@@ -90,7 +101,7 @@ def catalogue_figures(sizes: list[int], skip_above: int) -> None:
 			continue
 		data = generate.all_datasets(n, seed=0)
 		times, parts = {}, {}
-		for analysis in catalog.all_analyses():
+		for analysis in analyses:
 			inputs = {name: data[name] for name in analysis.needs}
 			run(analysis.key, {k: v.head(200) for k, v in inputs.items()})
 			times[analysis.key] = timed(lambda key=analysis.key, inputs=inputs: run(key, inputs), repeat=1)
@@ -102,7 +113,7 @@ def catalogue_figures(sizes: list[int], skip_above: int) -> None:
 				)
 
 		def everything(data=data):
-			for analysis in catalog.all_analyses():
+			for analysis in analyses:
 				run(analysis.key, {name: data[name] for name in analysis.needs})
 
 		memory = peak_mib(everything)
@@ -117,6 +128,10 @@ def catalogue_figures(sizes: list[int], skip_above: int) -> None:
 			print(
 				f"{'':>10}   {key:<40} {times[key]:>6.2f} s (normalise {normalise:.2f}, compute {compute:.2f})"
 			)
+		if each:
+			print(f"{'':>10} every analysis, slowest first:")
+			for key, seconds in sorted(times.items(), key=lambda kv: -kv[1]):
+				print(f"{'':>10}   {key:<40} {seconds:>6.2f} s")
 
 
 def smape(actual: np.ndarray, predicted: np.ndarray) -> float:
@@ -175,17 +190,25 @@ def main() -> None:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument("--sizes", default="10000,100000,1000000")
 	parser.add_argument("--skip-catalogue-above", type=int, default=1_000_000)
+	parser.add_argument("--sections", default="1,2,3", help="which parts to run, e.g. 2")
+	parser.add_argument("--only", default="", help="part 2: only these analyses (KEY,KEY)")
+	parser.add_argument("--each", action="store_true", help="part 2: print every analysis's time")
 	args = parser.parse_args()
 	sizes = [int(s) for s in args.sizes.split(",")]
+	sections = {s.strip() for s in args.sections.split(",")}
+	only = [k.strip() for k in args.only.split(",") if k.strip()] or None
 	print(
 		f"python {sys.version.split()[0]}, pandas {pd.__version__}, numpy {np.__version__}, {os.cpu_count()} CPUs"
 	)
 	start = time.perf_counter()
 	run("sales.monthly_trend", generate.sales(500))
 	print(f"first call (imports statsmodels): {time.perf_counter() - start:.2f} s\n")
-	trend_figures(sizes)
-	catalogue_figures(sizes, args.skip_catalogue_above)
-	accuracy_figures()
+	if "1" in sections:
+		trend_figures(sizes)
+	if "2" in sections:
+		catalogue_figures(sizes, args.skip_catalogue_above, only, args.each)
+	if "3" in sections:
+		accuracy_figures()
 
 
 if __name__ == "__main__":
