@@ -150,3 +150,25 @@ def test_every_analysis_same_result_as_with_the_earlier_normaliser(messy, monkey
 	for analysis in analyses:
 		earlier = run(analysis.key, {name: data[name] for name in analysis.needs})
 		assert now[analysis.key] == earlier, analysis.key
+
+
+@pytest.mark.parametrize(
+	"freq, pandas_freq", [("month", "M"), ("quarter", "Q"), ("year", "Y"), ("week", "W")]
+)
+def test_period_starts_of_many_dates_same_as_pandas_periods(freq, pandas_freq):
+	from analytics import periods
+
+	rng = np.random.default_rng(5)
+	# Pre-1970 days, leap days and times of day, more dates than days in their range (the looked-up way).
+	days = np.datetime64("1967-11-15") + rng.integers(0, 3_000, 20_000).astype("timedelta64[D]")
+	dates = days.astype("datetime64[ns]") + rng.integers(0, 86_400, days.size).astype("timedelta64[s]")
+	expected = pd.Series(dates).dt.to_period(pandas_freq).dt.start_time.to_numpy().astype("datetime64[D]")
+	assert np.array_equal(periods.start_of(dates, freq), expected)
+	# Few dates over a wide range, and a missing date: worked out date by date.
+	sparse = np.array(["1900-02-28", "2024-02-29", "2199-12-31"], dtype="datetime64[ns]")
+	sparse = np.concatenate([sparse] * 400)
+	expected = pd.Series(sparse).dt.to_period(pandas_freq).dt.start_time.to_numpy().astype("datetime64[D]")
+	assert np.array_equal(periods.start_of(sparse, freq), expected)
+	with_gap = np.concatenate([dates[:5_000], np.array(["NaT"], dtype="datetime64[ns]")])
+	out = periods.start_of(with_gap, freq)
+	assert np.array_equal(out[:-1], periods.start_of(dates[:5_000], freq))
