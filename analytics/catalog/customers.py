@@ -195,9 +195,8 @@ def rfm(data: dict, p: dict) -> dict:
 	if not len(frame):
 		return empty_result()
 	when = as_of(frame, p, "date")
-	per = frame.groupby("party").agg(
-		last=("date", "max"), frequency=("document", "nunique"), monetary=("amount", "sum")
-	)
+	per = frame.groupby("party").agg(last=("date", "max"), monetary=("amount", "sum"))
+	per.insert(1, "frequency", blocks.distinct_counts(frame["party"], frame["document"]).reindex(per.index))
 	recency = (np.datetime64(when, "D") - per["last"].to_numpy().astype("datetime64[D]")).astype(int)
 	r = np.where(recency <= p["recent_days"], 3, np.where(recency <= p["lapsed_days"], 2, 1))
 	f = np.where(per["frequency"] >= p["frequent"], 3, np.where(per["frequency"] >= 2, 2, 1))
@@ -297,7 +296,7 @@ def purchase_frequency(data: dict, p: dict) -> dict:
 	frame = data["sales"]
 	if not len(frame):
 		return empty_result()
-	counts = frame.groupby("party")["document"].nunique().to_numpy(dtype=float)
+	counts = blocks.distinct_counts(frame["party"], frame["document"]).to_numpy(dtype=float)
 	out = blocks.distribution(counts, label="Invoices per customer", noun="customer", bins=10)
 	once = float((counts == 1).mean() * 100)
 	out["kpis"].append(kpi("One-time buyers", once, "%"))

@@ -172,3 +172,30 @@ def test_period_starts_of_many_dates_same_as_pandas_periods(freq, pandas_freq):
 	with_gap = np.concatenate([dates[:5_000], np.array(["NaT"], dtype="datetime64[ns]")])
 	out = periods.start_of(with_gap, freq)
 	assert np.array_equal(out[:-1], periods.start_of(dates[:5_000], freq))
+
+
+@pytest.mark.parametrize("sort", [True, False])
+def test_distinct_counts_same_as_pandas_nunique(sort):
+	from analytics.blocks import distinct_counts
+
+	rng = np.random.default_rng(8)
+	keys = rng.choice(np.array(["b", "a", "c", "d", None], dtype=object), 5_000)
+	values = rng.choice(np.array([f"SINV-{i}" for i in range(300)] + [None], dtype=object), 5_000)
+	values[keys == "d"] = None  # a key whose values are all missing counts 0
+	out = distinct_counts(keys, values, sort=sort)
+	expected = pd.Series(values).groupby(keys, sort=sort).nunique()
+	assert out.to_dict() == expected.to_dict()
+	assert out["d"] == 0 and out["a"] > 100
+	if sort:
+		assert list(out.index) == list(expected.index)
+
+
+def test_top_customers_invoices_are_their_distinct_invoices():
+	sales = generate.sales(20_000, seed=5)
+	out = run("customers.top", sales)
+	counted = sales[sales["docstatus"] == 1]
+	invoices = counted.groupby("party")["document"].nunique()
+	column = out["table"]["columns"].index("invoices")
+	rows = out["table"]["rows"]
+	assert len(rows) >= 10
+	assert all(r[column] == invoices[r[0]] for r in rows)
