@@ -514,7 +514,8 @@ _REPEATED = 0.2
 _SAMPLE = 20_000
 
 
-def _to_text(values: pd.Series) -> np.ndarray:
+def _to_text(values: pd.Series, rows: np.ndarray | None = None) -> np.ndarray:
+	"""Text with empty cells filled in, for `rows` (positions) or every row."""
 	values = _text_values(values)
 	if pd.api.types.is_string_dtype(values) and values.dtype != object and len(values) > _SAMPLE:
 		_, sample = _factorize(values.iloc[:_SAMPLE])
@@ -523,7 +524,9 @@ def _to_text(values: pd.Series) -> np.ndarray:
 			names = np.append(uniques.to_numpy(dtype=object), NOT_SET)
 			names[:-1][names[:-1] == ""] = NOT_SET
 			# Code -1 (missing) picks the last name, NOT_SET.
-			return names[codes]
+			return names[codes if rows is None else codes[rows]]
+	if rows is not None:
+		values = values.take(rows)
 	missing = values.isna().to_numpy().copy()
 	if values.dtype != object and not pd.api.types.is_string_dtype(values):
 		values = values.astype(str)
@@ -661,12 +664,11 @@ def normalise(
 			# A copy or a cut, never the caller's own column.
 			out[name] = typed[name].copy() if every_row else typed[name][rows_kept]
 			continue
-		values = raw[name] if every_row else raw[name].take(rows_kept)
-		if name == spec.id and pd.api.types.is_numeric_dtype(values):
+		if name == spec.id and pd.api.types.is_numeric_dtype(raw[name]):
 			# numeric ids deduplicate fast as they are; turning them into text costs seconds
-			out[name] = values.array.copy() if every_row else values.array
+			out[name] = raw[name].array.copy() if every_row else raw[name].take(rows_kept).array
 		else:
-			out[name] = _to_text(values)
+			out[name] = _to_text(raw[name], None if every_row else rows_kept)
 	for col in known:
 		if col.kind == NUMBER and col.name in required:
 			empty = np.isnan(out[col.name])
