@@ -694,6 +694,50 @@ def normalise(
 	return Normalised(clean, dropped, warnings)
 
 
+def restrict(
+	base: Normalised,
+	dataset_key: str,
+	given_columns: Iterable[str],
+	given_rows: int,
+	require: Iterable[str] = (),
+	optional: Iterable[str] | None = None,
+) -> Normalised:
+	"""What `normalise(dataset_key, rows, require, optional)` gives, from `base`: the same rows
+	normalised once with `require=()` and every column of `optional` here included.
+
+	Which rows count does not depend on the columns asked for (status, id and date are always
+	read), so one normalisation serves several analyses: each gets its own columns, its own
+	required numbers filled in and its own copy of the counts.
+	"""
+	spec = dataset(dataset_key)
+	required = list(dict.fromkeys(require))
+	for name in required:
+		if spec.column(name) is None:
+			raise AnalyticsError(f"Dataset {dataset_key!r} has no column {name!r} in the data contract")
+	given = set(given_columns)
+	missing = [name for name in required if name not in given]
+	if missing and given_rows:
+		raise AnalyticsError(
+			f"Dataset {dataset_key!r} is missing column(s) {', '.join(repr(m) for m in missing)}; "
+			f"expected columns: {', '.join(spec.names)}"
+		)
+	if not given_rows:
+		return Normalised(base.frame.copy(), dict(base.dropped), list(base.warnings))
+	wanted = None
+	if optional is not None:
+		wanted = {*required, *optional, "status", "docstatus"} | {spec.id, spec.date} - {None}
+	columns = [c for c in base.frame.columns if wanted is None or c in wanted]
+	frame = base.frame[columns]
+	warnings = []
+	for col in spec.columns:
+		if col.kind == NUMBER and col.name in required and col.name in frame.columns:
+			empty = np.isnan(frame[col.name].to_numpy())
+			if empty.any():
+				warnings.append(f"{int(empty.sum())} empty {col.name!r} value(s) counted as 0")
+				frame[col.name] = np.where(empty, 0.0, frame[col.name].to_numpy())
+	return Normalised(frame, dict(base.dropped), warnings + list(base.warnings))
+
+
 def describe() -> list[dict]:
 	"""The contract as data, for the catalogue and for connectors to map their fields."""
 	return [
