@@ -521,7 +521,7 @@ def _to_text(values: pd.Series, rows: np.ndarray | None = None) -> np.ndarray:
 		_, sample = _factorize(values.iloc[:_SAMPLE])
 		if len(sample) < _REPEATED * _SAMPLE:
 			codes, uniques = _factorize(values)
-			names = np.append(uniques.to_numpy(dtype=object), NOT_SET)
+			names = np.append(np.asarray(uniques, dtype=object), NOT_SET)
 			names[:-1][names[:-1] == ""] = NOT_SET
 			# Code -1 (missing) picks the last name, NOT_SET.
 			return names[codes if rows is None else codes[rows]]

@@ -84,6 +84,9 @@ def test_messy_generated_sales_same_as_before(seed):
 	_same("sales", frame.astype({"party": "category", "item": "category", "status": "category"}))
 	# Plain Python objects rather than pandas strings.
 	_same("sales", frame.astype({"party": object, "id": object, "document": object}))
+	# pandas strings kept in Python rather than Arrow (as where pyarrow is not installed).
+	python_strings = pd.StringDtype("python", na_value=np.nan)
+	_same("sales", frame.astype({"party": python_strings, "item": python_strings, "id": python_strings}))
 
 
 def test_filtered_frame_with_gaps_in_its_index_same_as_before():
