@@ -27,6 +27,21 @@ def _values(frame: pd.DataFrame, values: object) -> np.ndarray | None:
 	return np.asarray(values)
 
 
+def distinct_counts(keys: object, values: object, sort: bool = True) -> pd.Series:
+	"""Distinct non-missing values per key, as `groupby(keys)[values].nunique()` gives them.
+
+	Both are turned into integer codes once and the distinct (key, value) pairs counted; pandas'
+	nunique hashes the million strings again on the way and then sorts the pairs.
+	"""
+	key_codes, key_names = pd.factorize(np.asarray(keys), sort=sort)
+	value_codes, _ = pd.factorize(np.asarray(values))
+	present = (key_codes >= 0) & (value_codes >= 0)
+	width = int(value_codes.max()) + 2 if value_codes.size else 1
+	pairs = pd.unique(key_codes[present].astype(np.int64) * width + value_codes[present])
+	counts = np.bincount(pairs // width, minlength=len(key_names))
+	return pd.Series(counts, index=pd.Index(key_names, dtype=object), copy=False)
+
+
 def trend(
 	frame: pd.DataFrame,
 	date: str,
@@ -190,7 +205,10 @@ def breakdown(
 		obs = obs[:1]
 	extras = {}
 	for name, (column, how) in (extra or {}).items():
-		extras[name] = pd.Series(_values(frame, column), copy=False).groupby(keys, sort=False).agg(how)
+		if how == "nunique":
+			extras[name] = distinct_counts(keys, _values(frame, column), sort=False)
+		else:
+			extras[name] = pd.Series(_values(frame, column), copy=False).groupby(keys, sort=False).agg(how)
 	positive_total = amounts[amounts > 0].sum()
 	rows, running = [], 0.0
 	for name, amount in zip(names, amounts, strict=True):

@@ -418,15 +418,14 @@ def _first_bad(values: pd.Series, mask: np.ndarray) -> str:
 	return f"first: {values.iloc[position]!r} in row {position}"
 
 
-def _to_number(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
-	values = frame[name]
+def _to_number(values: pd.Series, name: str, dataset_key: str) -> np.ndarray:
 	if pd.api.types.is_bool_dtype(values):
-		return values.astype(float)
+		return values.to_numpy(dtype=float)
 	if pd.api.types.is_numeric_dtype(values):
-		out = values.astype(float)
+		out = values.to_numpy(dtype=float, na_value=np.nan)
 	else:
-		out = pd.to_numeric(values, errors="coerce")
-		bad = (out.isna() & values.notna()).to_numpy()
+		parsed = pd.to_numeric(values, errors="coerce")
+		bad = (parsed.isna() & values.notna()).to_numpy()
 		# Empty strings are missing values, not malformed numbers.
 		if bad.any():
 			text = values[bad].astype(str).str.strip()
@@ -437,8 +436,8 @@ def _to_number(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 					f"Dataset {dataset_key!r}, column {name!r}: {int(really_bad.sum())} value(s) are not numbers "
 					f"({_first_bad(values, really_bad)})"
 				)
-		out = out.astype(float)
-	inf = np.isinf(out.to_numpy())
+		out = parsed.to_numpy(dtype=float, na_value=np.nan)
+	inf = np.isinf(out)
 	if inf.any():
 		raise AnalyticsError(
 			f"Dataset {dataset_key!r}, column {name!r}: {int(inf.sum())} value(s) are infinite ({_first_bad(values, inf)})"
@@ -446,8 +445,10 @@ def _to_number(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 	return out
 
 
-def _to_date(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
-	values = frame[name]
+_DAY_NS = 86_400 * 10**9
+
+
+def _to_date(values: pd.Series, name: str, dataset_key: str) -> np.ndarray:
 	if pd.api.types.is_datetime64_any_dtype(values):
 		out = values
 		if getattr(out.dt, "tz", None) is not None:
@@ -465,14 +466,20 @@ def _to_date(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 				f"Dataset {dataset_key!r}, column {name!r}: {int(bad.sum())} value(s) are not dates "
 				f"({_first_bad(values, bad)}); use YYYY-MM-DD"
 			)
-	out = out.astype("datetime64[ns]")
-	return out.dt.normalize() if len(out) else out
+	array = out.astype("datetime64[ns]").to_numpy()
+	ticks = array.view(np.int64)
+	# Dates carry no time of day; NaT (the smallest int64) is a whole day too.
+	if (ticks % _DAY_NS != 0).any():
+		present = ~np.isnat(array)
+		ticks = ticks.copy()
+		ticks[present] -= ticks[present] % _DAY_NS
+		array = ticks.view("datetime64[ns]")
+	return array
 
 
-def _to_bool(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
-	values = frame[name]
+def _to_bool(values: pd.Series, name: str, dataset_key: str) -> np.ndarray | pd.api.extensions.ExtensionArray:
 	if pd.api.types.is_bool_dtype(values):
-		return values
+		return values.array
 	mapping = {"1": True, "0": False, "true": True, "false": False, "yes": True, "no": False, "": False}
 	text = values.astype(str).str.strip().str.lower().replace({"nan": "", "none": "", "1.0": "1", "0.0": "0"})
 	out = text.map(mapping)
@@ -481,41 +488,77 @@ def _to_bool(frame: pd.DataFrame, name: str, dataset_key: str) -> pd.Series:
 		raise AnalyticsError(
 			f"Dataset {dataset_key!r}, column {name!r}: {int(bad.sum())} value(s) are not yes/no ({_first_bad(values, bad)})"
 		)
-	return out.astype(bool)
+	return out.to_numpy(dtype=bool)
 
 
-def _to_text(frame: pd.DataFrame, name: str) -> pd.Series:
-	values = frame[name]
+def _text_values(values: pd.Series) -> pd.Series:
+	"""Values as a text column holds them before empty cells are filled (categories undone)."""
 	if isinstance(values.dtype, pd.CategoricalDtype):
-		values = values.astype(object)
+		return values.astype(object)
+	return values
+
+
+def _factorize(values: pd.Series) -> tuple[np.ndarray, np.ndarray | pd.api.extensions.ExtensionArray]:
+	"""Codes (-1 where missing) and distinct values, without wrapping the values in an index."""
+	array = values.array
+	if isinstance(array, pd.api.extensions.ExtensionArray) and not isinstance(
+		array, pd.arrays.NumpyExtensionArray
+	):
+		return array.factorize()
+	return pd.factorize(values.to_numpy())
+
+
+# A text column with fewer distinct values than this share of its rows is filled in from its
+# distinct values (one Python string each) instead of converting every row.
+_REPEATED = 0.2
+_SAMPLE = 20_000
+
+
+def _to_text(values: pd.Series, rows: np.ndarray | None = None) -> np.ndarray:
+	"""Text with empty cells filled in, for `rows` (positions) or every row."""
+	values = _text_values(values)
+	if pd.api.types.is_string_dtype(values) and values.dtype != object and len(values) > _SAMPLE:
+		_, sample = _factorize(values.iloc[:_SAMPLE])
+		if len(sample) < _REPEATED * _SAMPLE:
+			codes, uniques = _factorize(values)
+			names = np.append(np.asarray(uniques, dtype=object), NOT_SET)
+			names[:-1][names[:-1] == ""] = NOT_SET
+			# Code -1 (missing) picks the last name, NOT_SET.
+			return names[codes if rows is None else codes[rows]]
+	if rows is not None:
+		values = values.take(rows)
 	missing = values.isna().to_numpy().copy()
 	if values.dtype != object and not pd.api.types.is_string_dtype(values):
 		values = values.astype(str)
 	array = values.to_numpy(dtype=object)
 	missing |= array == ""
 	if missing.any():
-		array = array.copy()
-		array[missing] = NOT_SET
-	return pd.Series(array, index=values.index, dtype=object)
+		return np.where(missing, NOT_SET, array)
+	# Never the caller's own column: the normalised frame is the analysis's to change.
+	return array.copy() if values.dtype == object and np.may_share_memory(array, values.array) else array
 
 
-def _drop_by_status(frame: pd.DataFrame, dropped: dict[str, int]) -> pd.DataFrame:
-	keep = np.ones(len(frame), dtype=bool)
-	if "docstatus" in frame.columns:
-		docstatus = frame["docstatus"].fillna(1).to_numpy()
-		for code, reason in DOCSTATUS_DROPPED.items():
-			hit = keep & (docstatus == code)
-			if hit.any():
-				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
-				keep &= ~hit
-	if "status" in frame.columns and not pd.api.types.is_numeric_dtype(frame["status"]):
-		status = frame["status"].astype(str).str.strip().str.lower().to_numpy()
-		for word, reason in STATUS_DROPPED.items():
-			hit = keep & (status == word)
-			if hit.any():
-				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
-				keep &= ~hit
-	return frame if keep.all() else frame[keep]
+def _status_hits(values: pd.Series, words: Iterable[str]) -> dict[str, np.ndarray]:
+	"""For each word, the rows whose status (trimmed, any case) is that word."""
+	codes, uniques = _factorize(values)
+	# The few distinct statuses are cleaned, not the million rows that repeat them.
+	cleaned = pd.Series(np.asarray(uniques, dtype=object)).astype(str).str.strip().str.lower().to_numpy()
+	return {word: np.isin(codes, np.flatnonzero(cleaned == word)) for word in words}
+
+
+def _duplicate_ids(ids: np.ndarray | pd.Series, rows: np.ndarray) -> np.ndarray:
+	"""Among `rows` (positions, in order), those whose id an earlier one already had.
+
+	Text ids come filled in (`_to_text`), and an id that is not set never repeats; numeric ids
+	stay numbers, and a missing one repeats like any other value.
+	"""
+	if isinstance(ids, pd.Series):
+		return pd.Series(ids.to_numpy()[rows]).duplicated(keep="first").to_numpy()
+	codes, uniques = pd.factorize(ids)
+	if len(uniques) == len(ids):
+		return np.zeros(len(rows), dtype=bool)
+	codes = codes[rows]
+	return pd.Series(codes).duplicated(keep="first").to_numpy() & (ids[rows] != NOT_SET)
 
 
 def normalise(
@@ -528,6 +571,10 @@ def normalise(
 	rows without their date are dropped and counted by reason. With `optional` given, only the
 	required and optional columns (and the row status and id) are kept: checking columns an
 	analysis never reads costs seconds on a million rows.
+
+	Every column is checked over all rows (so an error names the row as it was given), the rows
+	to keep are decided on the typed columns, and each kept column is then cut once: the
+	million-row frames are never copied whole between steps.
 	"""
 	spec = dataset(dataset_key)
 	frame = to_frame(rows, dataset_key)
@@ -563,50 +610,132 @@ def normalise(
 				columns[col.name] = pd.Series([], dtype=object)
 		return Normalised(pd.DataFrame(columns), dropped, warnings)
 
-	if not isinstance(frame.index, pd.RangeIndex) or frame.index.start != 0 or frame.index.step != 1:
-		# Columns are rebuilt on a fresh 0..n index below; a filtered frame's labels would misalign.
-		frame = frame.reset_index(drop=True)
 	known = [c for c in spec.columns if c.name in frame.columns and (wanted is None or c.name in wanted)]
-	out = {}
+	kinds = {c.name: c.kind for c in known}
+	raw = {c.name: frame[c.name] for c in known}
+	typed: dict[str, np.ndarray] = {}
 	for col in known:
 		if col.kind == NUMBER:
-			out[col.name] = _to_number(frame, col.name, dataset_key)
+			typed[col.name] = _to_number(raw[col.name], col.name, dataset_key)
 		elif col.kind == DATE:
-			out[col.name] = _to_date(frame, col.name, dataset_key)
+			typed[col.name] = _to_date(raw[col.name], col.name, dataset_key)
 		elif col.kind == BOOL:
-			out[col.name] = _to_bool(frame, col.name, dataset_key)
-		else:
-			out[col.name] = frame[col.name]
-	clean = pd.DataFrame(out, index=pd.RangeIndex(len(frame)))
-	clean = _drop_by_status(clean, dropped)
-	for col in known:
-		if col.kind == TEXT and col.name in clean.columns:
-			if col.name == spec.id and pd.api.types.is_numeric_dtype(clean[col.name]):
-				continue  # numeric ids deduplicate fast as they are; turning them into text costs seconds
-			clean[col.name] = _to_text(clean, col.name)
+			typed[col.name] = _to_bool(raw[col.name], col.name, dataset_key)
 
-	if spec.id and spec.id in clean.columns:
-		duplicate = (
-			clean[spec.id].duplicated(keep="first").to_numpy() & (clean[spec.id] != NOT_SET).to_numpy()
-		)
+	keep = np.ones(len(frame), dtype=bool)
+	if "docstatus" in kinds:
+		docstatus = typed.get("docstatus")
+		if docstatus is None:
+			docstatus = raw["docstatus"].to_numpy()
+		docstatus = np.where(pd.isna(docstatus), 1, docstatus) if docstatus.dtype.kind in "fOM" else docstatus
+		for code, reason in DOCSTATUS_DROPPED.items():
+			hit = keep & (docstatus == code)
+			if hit.any():
+				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
+				keep &= ~hit
+	if "status" in kinds and kinds["status"] == TEXT and not pd.api.types.is_numeric_dtype(raw["status"]):
+		for word, matches in _status_hits(raw["status"], STATUS_DROPPED).items():
+			hit = keep & matches
+			if hit.any():
+				reason = STATUS_DROPPED[word]
+				dropped[reason] = dropped.get(reason, 0) + int(hit.sum())
+				keep &= ~hit
+	rows_kept = np.flatnonzero(keep)
+	if spec.id and spec.id in kinds and kinds[spec.id] == TEXT:
+		ids = raw[spec.id]
+		if not pd.api.types.is_numeric_dtype(ids):
+			# Filled in once over every row: the same array is checked and then kept.
+			ids = typed[spec.id] = _to_text(ids)
+		duplicate = _duplicate_ids(ids, rows_kept)
 		if duplicate.any():
 			dropped["duplicate"] = int(duplicate.sum())
-			clean = clean[~duplicate]
-	if spec.date and spec.date in clean.columns:
-		no_date = clean[spec.date].isna().to_numpy()
+			rows_kept = rows_kept[~duplicate]
+	if spec.date and spec.date in typed:
+		no_date = np.isnat(typed[spec.date][rows_kept])
 		if no_date.any():
 			dropped[f"missing {spec.date}"] = int(no_date.sum())
-			clean = clean[~no_date]
+			rows_kept = rows_kept[~no_date]
+	every_row = len(rows_kept) == len(frame)
+
+	out = {}
 	for col in known:
-		if col.kind == NUMBER and col.name in required and col.name in clean.columns:
-			empty = clean[col.name].isna()
+		name = col.name
+		if name in typed:
+			# A copy or a cut, never the caller's own column.
+			out[name] = typed[name].copy() if every_row else typed[name][rows_kept]
+			continue
+		if name == spec.id and pd.api.types.is_numeric_dtype(raw[name]):
+			# numeric ids deduplicate fast as they are; turning them into text costs seconds
+			out[name] = raw[name].array.copy() if every_row else raw[name].take(rows_kept).array
+		else:
+			out[name] = _to_text(raw[name], None if every_row else rows_kept)
+	for col in known:
+		if col.kind == NUMBER and col.name in required:
+			empty = np.isnan(out[col.name])
 			if empty.any():
 				warnings.append(f"{int(empty.sum())} empty {col.name!r} value(s) counted as 0")
-				clean[col.name] = clean[col.name].fillna(0.0)
+				out[col.name] = np.where(empty, 0.0, out[col.name])
 	unknown = [c for c in frame.columns if spec.column(str(c)) is None]
 	if unknown:
 		warnings.append(f"ignored column(s) outside the contract: {', '.join(map(str, unknown[:5]))}")
-	return Normalised(clean.reset_index(drop=True), dropped, warnings)
+	index = pd.RangeIndex(len(rows_kept))
+	# Series keep text columns as Python objects (a frame built from bare arrays would make them
+	# pandas strings) and the frame takes the arrays as they are, without another copy.
+	series = {
+		name: pd.Series(
+			values,
+			index=index,
+			dtype=object if isinstance(values, np.ndarray) and values.dtype.kind == "O" else None,
+			copy=False,
+		)
+		for name, values in out.items()
+	}
+	clean = pd.DataFrame(series, index=index, copy=False)
+	return Normalised(clean, dropped, warnings)
+
+
+def restrict(
+	base: Normalised,
+	dataset_key: str,
+	given_columns: Iterable[str],
+	given_rows: int,
+	require: Iterable[str] = (),
+	optional: Iterable[str] | None = None,
+) -> Normalised:
+	"""What `normalise(dataset_key, rows, require, optional)` gives, from `base`: the same rows
+	normalised once with `require=()` and every column of `optional` here included.
+
+	Which rows count does not depend on the columns asked for (status, id and date are always
+	read), so one normalisation serves several analyses: each gets its own columns, its own
+	required numbers filled in and its own copy of the counts.
+	"""
+	spec = dataset(dataset_key)
+	required = list(dict.fromkeys(require))
+	for name in required:
+		if spec.column(name) is None:
+			raise AnalyticsError(f"Dataset {dataset_key!r} has no column {name!r} in the data contract")
+	given = set(given_columns)
+	missing = [name for name in required if name not in given]
+	if missing and given_rows:
+		raise AnalyticsError(
+			f"Dataset {dataset_key!r} is missing column(s) {', '.join(repr(m) for m in missing)}; "
+			f"expected columns: {', '.join(spec.names)}"
+		)
+	if not given_rows:
+		return Normalised(base.frame.copy(), dict(base.dropped), list(base.warnings))
+	wanted = None
+	if optional is not None:
+		wanted = {*required, *optional, "status", "docstatus"} | {spec.id, spec.date} - {None}
+	columns = [c for c in base.frame.columns if wanted is None or c in wanted]
+	frame = base.frame[columns]
+	warnings = []
+	for col in spec.columns:
+		if col.kind == NUMBER and col.name in required and col.name in frame.columns:
+			empty = np.isnan(frame[col.name].to_numpy())
+			if empty.any():
+				warnings.append(f"{int(empty.sum())} empty {col.name!r} value(s) counted as 0")
+				frame[col.name] = np.where(empty, 0.0, frame[col.name].to_numpy())
+	return Normalised(frame, dict(base.dropped), warnings + list(base.warnings))
 
 
 def describe() -> list[dict]:

@@ -34,8 +34,10 @@ def build(results: list[dict], title: str = "Dashboard") -> dict:
 def run_many(keys: list[str], data: object, params: dict | None = None, title: str = "Dashboard") -> dict:
 	"""Run several analyses on the same data (shared parameters apply where an analysis has them)."""
 	from analytics.catalog import get
-	from analytics.runner import run
+	from analytics.runner import Shared, run
 
+	# Each dataset is normalised once for all the panels, not once per panel.
+	shared = Shared([get(key) for key in keys])
 	results = []
 	for key in keys:
 		analysis = get(key)
@@ -43,7 +45,7 @@ def run_many(keys: list[str], data: object, params: dict | None = None, title: s
 		source = data
 		if isinstance(data, dict) and any(name in data for name in analysis.needs):
 			source = {name: data[name] for name in analysis.needs if name in data}
-		results.append(run(key, source, own))
+		results.append(run(key, source, own, shared=shared))
 	return build(results, title)
 
 

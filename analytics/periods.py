@@ -30,6 +30,10 @@ def start_of(dates: object, freq: str) -> np.ndarray:
 		number = days.astype(np.int64)
 		# 1970-01-01 was a Thursday: shifting by 3 makes Monday weekday 0.
 		return (number - (number + 3) % 7).astype("datetime64[D]")
+	return _per_day(days, lambda d: _calendar_start(d, freq))
+
+
+def _calendar_start(days: np.ndarray, freq: str) -> np.ndarray:
 	months = days.astype("datetime64[M]")
 	if freq == "month":
 		return months.astype("datetime64[D]")
@@ -37,6 +41,22 @@ def start_of(dates: object, freq: str) -> np.ndarray:
 		index = months.astype(np.int64)
 		return (index - index % 3).astype("datetime64[M]").astype("datetime64[D]")
 	return days.astype("datetime64[Y]").astype("datetime64[D]")
+
+
+def _per_day(days: np.ndarray, convert) -> np.ndarray:
+	"""`convert(days)`, worked out once per day of the range and looked up for each date.
+
+	numpy's calendar conversions (days to months or years) cost ~50 ms per million dates; a
+	few years of business data has only a thousand or so distinct days.
+	"""
+	if days.size < 1_000 or np.isnat(days).any():
+		return convert(days)
+	number = days.astype(np.int64)
+	low, high = int(number.min()), int(number.max())
+	if high - low >= days.size:
+		return convert(days)
+	table = convert(np.arange(low, high + 1).astype("datetime64[D]"))
+	return table[number - low]
 
 
 def span(first: np.datetime64, last: np.datetime64, freq: str) -> np.ndarray:

@@ -12,7 +12,7 @@ import pandas as pd
 
 from analytics.catalog import get
 from analytics.catalog.base import Analysis
-from analytics.contract import DATASETS, normalise
+from analytics.contract import DATASETS, Normalised, normalise, restrict, to_frame
 from analytics.errors import AnalyticsError
 from analytics.result import jsonable
 
@@ -38,6 +38,30 @@ class Prepared:
 	rows: dict[str, int]
 
 
+class Shared:
+	"""Datasets normalised once for several analyses run on the same data (see `run_many`).
+
+	Each dataset is normalised with every column any of the analyses reads; each analysis then
+	gets exactly what normalising for it alone would give (`contract.restrict`).
+	"""
+
+	def __init__(self, analyses: list[Analysis]):
+		self.columns: dict[str, set[str]] = {}
+		for analysis in analyses:
+			for name, columns in analysis.needs.items():
+				self.columns.setdefault(name, set()).update(columns, analysis.uses.get(name, ()))
+		self._done: dict[tuple[str, int], tuple[object, pd.DataFrame, Normalised]] = {}
+
+	def normalise(self, name: str, rows: object, require: tuple, optional: tuple) -> Normalised:
+		key = (name, id(rows))
+		if key not in self._done:
+			frame = to_frame(rows, name)
+			# The rows are held so their id is not reused while this lasts.
+			self._done[key] = (rows, frame, normalise(name, frame, (), sorted(self.columns.get(name, ()))))
+		_, frame, base = self._done[key]
+		return restrict(base, name, frame.columns, len(frame), require, optional)
+
+
 def _datasets(analysis: Analysis, data: object) -> dict:
 	if isinstance(data, dict) and any(name in DATASETS for name in data):
 		return data
@@ -54,6 +78,7 @@ def prepare(
 	data: object,
 	params: dict | None = None,
 	extra_columns: dict[str, tuple[str, ...]] | None = None,
+	shared: Shared | None = None,
 ) -> Prepared:
 	"""Parameters resolved and every needed dataset normalised and cut to start/end."""
 	resolved = analysis.resolve(params)
@@ -67,7 +92,10 @@ def prepare(
 				f"Analysis {analysis.key!r} needs dataset {name!r} (columns: {', '.join(columns)})"
 			)
 		optional = (*analysis.uses.get(name, ()), *(extra_columns or {}).get(name, ()))
-		cleaned = normalise(name, given[name], columns, optional)
+		if shared is not None and not extra_columns:
+			cleaned = shared.normalise(name, given[name], columns, optional)
+		else:
+			cleaned = normalise(name, given[name], columns, optional)
 		frame = cleaned.frame
 		date = DATASETS[name].date
 		if analysis.period_filter and date and date in frame.columns and len(frame):
@@ -107,7 +135,10 @@ def run_prepared(analysis: Analysis, prepared: Prepared) -> dict:
 	return jsonable(result)
 
 
-def run(key: str, data: object, params: dict | None = None) -> dict:
-	"""Run analysis `key` on `data` (rows of its one dataset, or {dataset: rows}) with `params`."""
+def run(key: str, data: object, params: dict | None = None, shared: Shared | None = None) -> dict:
+	"""Run analysis `key` on `data` (rows of its one dataset, or {dataset: rows}) with `params`.
+
+	`shared` (a `Shared` made for the analyses about to run) normalises each dataset once for all.
+	"""
 	analysis = get(key)
-	return run_prepared(analysis, prepare(analysis, data, params))
+	return run_prepared(analysis, prepare(analysis, data, params, shared=shared))

@@ -8,7 +8,7 @@ import pandas as pd
 from analytics import anomalies, charts, periods
 from analytics.catalog.base import THRESHOLD, Analysis, Param
 from analytics.catalog.rows import breakdown_row, freq_param, trend_row
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import TABLE_MAX_ROWS, empty_result, kpi, num, rounded, table
 
 INCOMING = {"in", "receive", "received", "incoming"}
 OUTGOING = {"out", "pay", "paid", "outgoing"}
@@ -84,6 +84,7 @@ def large_payments(data: dict, p: dict) -> dict:
 		hits.append(big)
 	found = pd.concat(hits) if hits else frame.iloc[:0].assign(z=[], flow=[])
 	found = found.sort_values("amount", ascending=False)
+	# The table shows the first rows only; the rest would be built to be thrown away.
 	rows = [
 		[
 			r.document if "document" in found else None,
@@ -93,7 +94,7 @@ def large_payments(data: dict, p: dict) -> dict:
 			rounded(r.amount),
 			rounded(r.z),
 		]
-		for r in found.itertuples()
+		for r in found.head(TABLE_MAX_ROWS).itertuples()
 	]
 	return {
 		"kpis": [
@@ -111,7 +112,9 @@ def large_payments(data: dict, p: dict) -> dict:
 		"recommendations": ["Check the unusually large payments have approvals and supporting documents."]
 		if rows
 		else [],
-		"table": table(["payment", "date", "party", "direction", "amount", "robust z"], rows),
+		"table": table(
+			["payment", "date", "party", "direction", "amount", "robust z"], rows, total_rows=len(found)
+		),
 		"chart": charts.bar(
 			"Unusually large payments",
 			[str(r[0]) for r in rows[:20]],

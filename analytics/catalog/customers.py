@@ -8,7 +8,7 @@ import pandas as pd
 from analytics import blocks, charts, periods
 from analytics.catalog.base import AS_OF, TOP_N, Analysis, Param
 from analytics.catalog.rows import as_of, as_of_note, breakdown_row, freq_param, trend_row
-from analytics.result import empty_result, kpi, num, rounded, table
+from analytics.result import TABLE_MAX_ROWS, empty_result, kpi, num, rounded, table
 
 
 def _display(frame: pd.DataFrame, p: dict, column: str = "date") -> np.ndarray:
@@ -195,9 +195,8 @@ def rfm(data: dict, p: dict) -> dict:
 	if not len(frame):
 		return empty_result()
 	when = as_of(frame, p, "date")
-	per = frame.groupby("party").agg(
-		last=("date", "max"), frequency=("document", "nunique"), monetary=("amount", "sum")
-	)
+	per = frame.groupby("party").agg(last=("date", "max"), monetary=("amount", "sum"))
+	per.insert(1, "frequency", blocks.distinct_counts(frame["party"], frame["document"]).reindex(per.index))
 	recency = (np.datetime64(when, "D") - per["last"].to_numpy().astype("datetime64[D]")).astype(int)
 	r = np.where(recency <= p["recent_days"], 3, np.where(recency <= p["lapsed_days"], 2, 1))
 	f = np.where(per["frequency"] >= p["frequent"], 3, np.where(per["frequency"] >= 2, 2, 1))
@@ -219,9 +218,11 @@ def rfm(data: dict, p: dict) -> dict:
 			f"{len(at_risk)} once-regular customers have not bought for over {p['lapsed_days']} days "
 			f"(lifetime {num(at_risk['monetary'].sum())}): {', '.join(map(str, at_risk.index[:3]))}."
 		)
+	ranked = per.sort_values("monetary", ascending=False)
+	# The table shows the first rows only; the rest would be built to be thrown away.
 	rows = [
 		[str(name), row.segment, int(row.recency_days), int(row.frequency), rounded(row.monetary)]
-		for name, row in per.sort_values("monetary", ascending=False).iterrows()
+		for name, row in ranked.head(TABLE_MAX_ROWS).iterrows()
 	]
 	return {
 		"kpis": [kpi(f"{s} customers", summary.loc[s, "customers"], "count") for s in RFM_SEGMENTS[:5]]
@@ -237,7 +238,9 @@ def rfm(data: dict, p: dict) -> dict:
 		"recommendations": ["Win back 'At risk' customers before they become 'Lost'."]
 		if len(at_risk)
 		else [],
-		"table": table(["customer", "segment", "days since last", "invoices", "revenue"], rows),
+		"table": table(
+			["customer", "segment", "days since last", "invoices", "revenue"], rows, total_rows=len(ranked)
+		),
 		"chart": charts.bar(
 			"Customers by RFM segment",
 			list(RFM_SEGMENTS),
@@ -293,7 +296,7 @@ def purchase_frequency(data: dict, p: dict) -> dict:
 	frame = data["sales"]
 	if not len(frame):
 		return empty_result()
-	counts = frame.groupby("party")["document"].nunique().to_numpy(dtype=float)
+	counts = blocks.distinct_counts(frame["party"], frame["document"]).to_numpy(dtype=float)
 	out = blocks.distribution(counts, label="Invoices per customer", noun="customer", bins=10)
 	once = float((counts == 1).mean() * 100)
 	out["kpis"].append(kpi("One-time buyers", once, "%"))

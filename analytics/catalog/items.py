@@ -142,19 +142,21 @@ def bought_together(data: dict, p: dict) -> dict:
 	# Integer codes keep the self-join and the pair count cheap on large line tables.
 	doc_codes, _ = pd.factorize(frame["document"])
 	item_codes, item_names = pd.factorize(frame["item"])
-	# Distinct (document, item) lines as one integer each, in order of appearance.
+	# Distinct (document, item) lines as one integer each, sorted: a line's key orders by
+	# document and then item, so one sort both finds the distinct lines and groups them.
 	stride = len(item_names) + 1
-	line_keys = pd.unique((doc_codes.astype(np.int64) + 1) * stride + item_codes + 1)
+	line_keys = np.sort((doc_codes.astype(np.int64) + 1) * stride + item_codes + 1)
+	line_keys = line_keys[np.r_[True, line_keys[1:] != line_keys[:-1]]] if line_keys.size else line_keys
 	line_docs, line_items = line_keys // stride - 1, line_keys % stride - 1
-	documents = int(pd.unique(line_docs).size)
-	sizes = np.bincount(line_docs + 1)[line_docs + 1]
+	per_doc = np.bincount(line_docs + 1)
+	documents = int(np.count_nonzero(per_doc))
+	sizes = per_doc[line_docs + 1]
 	# Very large documents would square the work; their pairs say little about baskets anyway.
 	multi = (sizes > 1) & (sizes <= p["max_lines"])
 	# Every pair within a document from positions in the sorted lines (no self-join): line i is
 	# paired with each later line of its document.
-	doc, item = line_docs[multi], line_items[multi]
-	order = np.lexsort((item, doc))
-	doc, item = doc[order], item[order]
+	ordered = line_keys[multi]
+	doc, item = ordered // stride - 1, ordered % stride - 1
 	starts = np.r_[0, np.flatnonzero(np.diff(doc)) + 1] if doc.size else np.array([], dtype=np.int64)
 	ends = np.r_[starts[1:], doc.size] if doc.size else starts
 	end_of_line = np.repeat(ends, ends - starts)

@@ -79,3 +79,123 @@ def test_unusual_entries_ties_ranked_as_grouping_by_name_ranked_them():
 	found = vouchers[z > 2.0].assign(z=z[z > 2.0]).sort_values("amount", ascending=False)
 	assert [r[0] for r in out["table"]["rows"]] == [str(k) for k in found.index]
 	assert len(found) == 4
+
+
+def test_large_payments_table_is_the_largest_by_robust_z_and_counts_them_all():
+	payments = generate.payments(20_000, seed=3)
+	out = run("cash.large_payments", {"payments": payments}, {"threshold": 2.0})
+	rows = []
+	for flow in ("in", "out"):
+		part = payments[payments["direction"] == flow]
+		z = anomalies.robust_z(part["amount"].to_numpy(dtype=float))
+		rows += [
+			(d, rounded(a), rounded(v))
+			for d, a, v in zip(part["document"], part["amount"], z, strict=True)
+			if v > 2.0
+		]
+	expected = sorted(rows, key=lambda r: -r[1])
+	assert len(expected) > 50
+	assert out["table"]["total_rows"] == len(expected)
+	shown = [(r[0], r[4], r[5]) for r in out["table"]["rows"]]
+	assert len(shown) == 50
+	assert [r[1] for r in shown] == [r[1] for r in expected[:50]]
+	assert set(shown) <= set(expected)
+
+
+def test_rfm_table_lists_the_customers_by_revenue_and_counts_them_all():
+	sales = generate.sales(20_000, seed=4)
+	out = run("customers.rfm", sales)
+	counted = sales[sales["docstatus"] == 1]
+	revenue = counted.groupby("party")["amount"].sum().sort_values(ascending=False)
+	invoices = counted.groupby("party")["document"].nunique()
+	assert out["table"]["total_rows"] == len(revenue) > 50
+	rows = out["table"]["rows"]
+	assert [r[0] for r in rows] == list(revenue.index[: len(rows)])
+	assert [r[4] for r in rows] == [rounded(v) for v in revenue.iloc[: len(rows)]]
+	assert [r[3] for r in rows] == [int(invoices[name]) for name in revenue.index[: len(rows)]]
+
+
+def _messy(datasets: dict) -> dict:
+	"""The same datasets with holes, repeated ids and text where numbers and dates belong."""
+	out = dict(datasets)
+	sales = datasets["sales"].copy()
+	rng = np.random.default_rng(9)
+	n = len(sales)
+	sales.loc[rng.random(n) < 0.03, "party"] = ""
+	sales.loc[rng.random(n) < 0.03, "item"] = None
+	sales.loc[rng.random(n) < 0.02, "id"] = sales["id"].iloc[0]
+	sales["amount"] = sales["amount"].astype(str).where(rng.random(n) > 0.05, "")
+	sales["date"] = sales["date"].dt.strftime("%Y-%m-%d").where(rng.random(n) > 0.02, None)
+	sales["status"] = rng.choice(["Paid", "Draft", "Cancelled", "Unpaid"], n, p=[0.6, 0.05, 0.05, 0.3])
+	out["sales"] = sales
+	gl = datasets["gl"].copy()
+	gl["debit"] = gl["debit"].astype(object).where(rng.random(len(gl)) > 0.05, None)
+	gl["docstatus"] = rng.choice([0, 1, 2], len(gl), p=[0.05, 0.9, 0.05])
+	out["gl"] = gl
+	return out
+
+
+@pytest.mark.parametrize("messy", [False, True])
+def test_every_analysis_same_result_as_with_the_earlier_normaliser(messy, monkeypatch):
+	from analytics import catalog, runner
+	from tests.analytics import normalise_before
+
+	data = generate.all_datasets(2_000, seed=6)
+	if messy:
+		data = _messy(data)
+	analyses = list(catalog.all_analyses())
+	assert len(analyses) >= 100
+	now = {a.key: run(a.key, {name: data[name] for name in a.needs}) for a in analyses}
+	monkeypatch.setattr(runner, "normalise", normalise_before.normalise)
+	for analysis in analyses:
+		earlier = run(analysis.key, {name: data[name] for name in analysis.needs})
+		assert now[analysis.key] == earlier, analysis.key
+
+
+@pytest.mark.parametrize(
+	"freq, pandas_freq", [("month", "M"), ("quarter", "Q"), ("year", "Y"), ("week", "W")]
+)
+def test_period_starts_of_many_dates_same_as_pandas_periods(freq, pandas_freq):
+	from analytics import periods
+
+	rng = np.random.default_rng(5)
+	# Pre-1970 days, leap days and times of day, more dates than days in their range (the looked-up way).
+	days = np.datetime64("1967-11-15") + rng.integers(0, 3_000, 20_000).astype("timedelta64[D]")
+	dates = days.astype("datetime64[ns]") + rng.integers(0, 86_400, days.size).astype("timedelta64[s]")
+	expected = pd.Series(dates).dt.to_period(pandas_freq).dt.start_time.to_numpy().astype("datetime64[D]")
+	assert np.array_equal(periods.start_of(dates, freq), expected)
+	# Few dates over a wide range, and a missing date: worked out date by date.
+	sparse = np.array(["1900-02-28", "2024-02-29", "2199-12-31"], dtype="datetime64[ns]")
+	sparse = np.concatenate([sparse] * 400)
+	expected = pd.Series(sparse).dt.to_period(pandas_freq).dt.start_time.to_numpy().astype("datetime64[D]")
+	assert np.array_equal(periods.start_of(sparse, freq), expected)
+	with_gap = np.concatenate([dates[:5_000], np.array(["NaT"], dtype="datetime64[ns]")])
+	out = periods.start_of(with_gap, freq)
+	assert np.array_equal(out[:-1], periods.start_of(dates[:5_000], freq))
+
+
+@pytest.mark.parametrize("sort", [True, False])
+def test_distinct_counts_same_as_pandas_nunique(sort):
+	from analytics.blocks import distinct_counts
+
+	rng = np.random.default_rng(8)
+	keys = rng.choice(np.array(["b", "a", "c", "d", None], dtype=object), 5_000)
+	values = rng.choice(np.array([f"SINV-{i}" for i in range(300)] + [None], dtype=object), 5_000)
+	values[keys == "d"] = None  # a key whose values are all missing counts 0
+	out = distinct_counts(keys, values, sort=sort)
+	expected = pd.Series(values).groupby(keys, sort=sort).nunique()
+	assert out.to_dict() == expected.to_dict()
+	assert out["d"] == 0 and out["a"] > 100
+	if sort:
+		assert list(out.index) == list(expected.index)
+
+
+def test_top_customers_invoices_are_their_distinct_invoices():
+	sales = generate.sales(20_000, seed=5)
+	out = run("customers.top", sales)
+	counted = sales[sales["docstatus"] == 1]
+	invoices = counted.groupby("party")["document"].nunique()
+	column = out["table"]["columns"].index("invoices")
+	rows = out["table"]["rows"]
+	assert len(rows) >= 10
+	assert all(r[column] == invoices[r[0]] for r in rows)
