@@ -28,9 +28,9 @@ def matcher() -> Matcher:
 	"""One matcher over the full registry per worker: validation and runs resolve steps the same way."""
 	global _matcher
 	if _matcher is None:
-		from noviz_agent.tools import build_registry
+		from noviz_agent.connectors.frappe_session import registry
 
-		_matcher = Matcher(ActionRepository.from_registry(build_registry()), _embedder())
+		_matcher = Matcher(ActionRepository.from_registry(registry()), _embedder())
 	return _matcher
 
 
