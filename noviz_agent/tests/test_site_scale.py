@@ -15,10 +15,11 @@ from unittest import mock
 
 import frappe
 
-from noviz_agent import api, kept_results, tasks
-from noviz_agent.connectors import frappe_session, frappe_turns
+from noviz_agent import api, kept_results, records, tasks
+from noviz_agent.connectors import frappe_allowance, frappe_session, frappe_turns
 from noviz_agent.engine import turn_state
 from noviz_agent.engine.errors import NotFound
+from noviz_agent.engine.similarity import default_embedder
 from noviz_agent.testing import answer, call
 from noviz_agent.tests.test_agent_api import AgentTestCase
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES
@@ -63,6 +64,37 @@ CLEANUP = textwrap.dedent(
 			frappe.delete_doc(doctype, name, ignore_permissions=True, force=True)
 	frappe.db.commit()
 	frappe.destroy()
+	"""
+)
+
+
+# A background worker's process: the app preloaded before any site, then a job forked from it.
+PRELOAD = textwrap.dedent(
+	"""
+	import json, os, sys
+	import frappe
+	from noviz_agent.connectors import frappe_warm
+	figures = frappe_warm.preload()
+	from noviz_agent.connectors import frappe_session, frappe_sops
+	registry = frappe_session._REGISTRY[0] if frappe_session._REGISTRY else None
+	parent = {"site": getattr(frappe.local, "site", None), "db": getattr(frappe.local, "db", None) is not None,
+		"built": list(figures)}
+	read, write = os.pipe()
+	pid = os.fork()
+	if pid == 0:
+		os.close(read)
+		frappe.init(site=sys.argv[1])
+		frappe.connect()
+		child = {"modules": all(m in sys.modules for m in frappe_warm.MODULES),
+			"same_registry": frappe_session.registry() is registry and registry is not None,
+			"tools": len(registry), "matcher": frappe_sops._matcher is not None}
+		frappe.destroy()
+		os.write(write, json.dumps(child).encode())
+		os._exit(0)
+	os.close(write)
+	os.waitpid(pid, 0)
+	child = json.loads(os.read(read, 65536).decode())
+	print(json.dumps({"parent": parent, "child": child}))
 	"""
 )
 
@@ -247,6 +279,51 @@ class TestAcrossProcesses(BackgroundTestCase):
 		settings.update({"enable_writes": 1, "use_knowledge": 0, "rate_limit_per_hour": 1000})
 		settings.save(ignore_permissions=True)
 		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+
+
+class TestWarmWorkers(AgentTestCase):
+	def test_a_preloaded_worker_forks_jobs_that_find_the_app_and_its_registry_built(self):
+		out = json.loads(_python(PRELOAD))
+		# Preloading touches no site: nothing of a site or a person can leak into the forked jobs.
+		self.assertEqual((out["parent"]["site"], out["parent"]["db"]), (None, False), out)
+		self.assertIn("registry", out["parent"]["built"])
+		child = out["child"]
+		self.assertTrue(child["modules"], child)
+		self.assertTrue(child["same_registry"], "the job must reuse the registry built before the fork")
+		self.assertEqual(child["tools"], len(frappe_session.registry()))
+		self.assertEqual(child["matcher"], default_embedder() is not None)
+
+	def test_a_migrate_forgets_the_cached_doctype_list_and_every_allowance(self):
+		self.assertIn(
+			"noviz_agent.connectors.frappe_allowance.after_migrate", frappe.get_hooks("after_migrate")
+		)
+		frappe.cache.set_value(frappe_allowance.PRESENT_KEY, ["Note"])
+		self.assertNotIn("Sales Invoice", frappe_allowance.present_doctypes())
+		before = frappe_allowance.generation()
+		frappe_allowance.after_migrate()
+		self.assertIn("Sales Invoice", frappe_allowance.present_doctypes())
+		self.assertGreater(frappe_allowance.generation(), before)
+
+
+class TestRecording(AgentTestCase):
+	def test_a_conversation_that_cannot_be_stored_leaves_its_log_with_no_link_to_it(self):
+		with mock.patch.object(records, "turn_values", side_effect=RuntimeError("disk full")):
+			reply = self.send_as(SALES, "hello", [answer("Hello.")])
+		self.assertIsNone(reply["conversation"])
+		log = frappe.get_doc("Agent Interaction Log", reply["log"])
+		self.assertEqual(log.failed, 1)
+		self.assertIn("Could not store the turn", log.error)
+		self.assertIn("disk full", log.error)
+		# The log was written naming the conversation chosen for it; that conversation never came to be.
+		self.assertIsNone(log.conversation)
+
+	def test_a_stored_turn_links_its_log_and_conversation_both_ways(self):
+		reply = self.send_as(SALES, "hello", [answer("Hello.")])
+		log = frappe.get_doc("Agent Interaction Log", reply["log"])
+		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
+		self.assertEqual(log.conversation, conversation.name)
+		self.assertEqual(conversation.turns[0].log, log.name)
+		self.assertEqual((log.person, conversation.person), (SALES, SALES))
 
 
 class TestExport(AgentTestCase):
