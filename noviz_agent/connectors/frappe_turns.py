@@ -17,7 +17,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import validation
-from noviz_agent.connectors import frappe_governance
+from noviz_agent.connectors import frappe_governance, frappe_warm
 from noviz_agent.connectors.frappe_session import PROGRESS_EVENT
 from noviz_agent.engine import turn_state
 from noviz_agent.governance import budgets
@@ -315,6 +315,7 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 			)
 			frappe.db.commit()
 		figures["queries"] = counter["queries"]
+		figures["preloaded"] = frappe_warm.preloaded()
 		state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
 	except Exception:
 		frappe.db.rollback()

@@ -39,6 +39,13 @@ MODULES = (
 	"frappe.utils.nestedset",
 	"frappe.core.doctype.user.user",
 	"frappe.utils.logger",
+	"frappe.search",
+	"frappe.database.query",
+	"frappe.model.create_new",
+	"frappe.desk.form.assign_to",
+	"frappe.desk.form.linked_with",
+	"frappe.desk.form.utils",
+	"frappe.workflow.doctype.workflow_action.workflow_action",
 	"noviz_agent.api",
 	"noviz_agent.tasks",
 	"noviz_agent.connectors.frappe_connector",
@@ -53,6 +60,11 @@ MODULES = (
 _done: dict = {}
 
 
+def preloaded() -> bool:
+	"""Whether this process (or the worker it was forked from) preloaded the app."""
+	return bool(_done)
+
+
 def preload() -> dict:
 	"""Import the turn's modules and build the per-process caches once; {what: ms}. Safe to call again."""
 	if _done:
@@ -61,12 +73,19 @@ def preload() -> dict:
 
 	def timed(name, work):
 		began = time.perf_counter()
-		result = work()
-		figures[name] = round((time.perf_counter() - began) * 1000, 1)
-		return result
+		try:
+			return work()
+		except Exception as exc:
+			# A step that cannot be done here is done by the first job that needs it, as without a preload.
+			print(f"noviz-agent preload: {name} skipped ({type(exc).__name__}: {exc})", file=sys.stderr)
+			return None
+		finally:
+			figures[name] = round((time.perf_counter() - began) * 1000, 1)
 
 	timed("imports", lambda: [importlib.import_module(m) for m in (*MODULES, *_controllers())])
+	timed("hook modules", lambda: [_try_import(m) for m in _hook_modules()])
 	timed("provider client", _provider_client)
+	timed("sql parser", _sql_parser)
 
 	from noviz_agent.connectors import frappe_session
 	from noviz_agent.connectors.dataset_map import load_sources
@@ -113,13 +132,90 @@ def _procedure_matcher() -> None:
 		frappe_sops.matcher()
 
 
+def _sql_parser() -> None:
+	"""frappe checks the columns of every list query with sqlparse, whose lexer compiles its
+	patterns on first use."""
+	import sqlparse
+
+	sqlparse.format("select `tabUser`.`name` -- a comment", strip_comments=True, keyword_case="lower")
+
+
+def _try_import(name: str) -> None:
+	try:
+		importlib.import_module(name)
+	except Exception:
+		pass  # an app's handler that cannot be imported here is imported (or fails) in the job, as before
+
+
+def _hook_modules() -> list[str]:
+	"""Modules of the installed apps' doc_events handlers that run when a turn writes its records:
+	those for every DocType ("*") and for the agent's own DocTypes."""
+	import frappe
+
+	try:
+		apps = frappe.get_all_apps(with_internal_apps=False, sites_path=".")
+	except Exception:
+		return []
+	modules = []
+	for app in dict.fromkeys(["frappe", *apps]):
+		try:
+			events = getattr(importlib.import_module(f"{app}.hooks"), "doc_events", None) or {}
+		except Exception:
+			continue
+		for doctype, handlers in events.items():
+			if doctype != "*" and not str(doctype).startswith("Agent "):
+				continue
+			for paths in (handlers or {}).values():
+				for path in [paths] if isinstance(paths, str) else paths:
+					modules.append(str(path).rpartition(".")[0])
+	return list(dict.fromkeys(m for m in modules if m))
+
+
+# A chat completion with a tool call, and a streamed chunk: parsing them builds the client's
+# response models (pydantic builds each model's schema on its first use).
+_REPLY = {
+	"id": "preload",
+	"object": "chat.completion",
+	"created": 0,
+	"model": "preload",
+	"choices": [
+		{
+			"index": 0,
+			"finish_reason": "tool_calls",
+			"message": {
+				"role": "assistant",
+				"content": None,
+				"tool_calls": [
+					{"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+				],
+			},
+		}
+	],
+	"usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+}
+_CHUNK = {
+	"id": "preload",
+	"object": "chat.completion.chunk",
+	"created": 0,
+	"model": "preload",
+	"choices": [{"index": 0, "delta": {"role": "assistant", "content": "x"}, "finish_reason": None}],
+}
+
+
 def _provider_client() -> None:
-	"""The OpenAI client imports its chat resources on first use: import them now, with no request."""
+	"""The OpenAI client imports its chat resources and builds its response models on first use:
+	do both now, with no request."""
 	import openai
+	from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 	client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="preload", max_retries=0)
 	_ = client.chat.completions
 	client.close()
+	try:
+		ChatCompletion.model_validate(_REPLY)
+		ChatCompletionChunk.model_validate(_CHUNK)
+	except Exception:
+		pass  # another client version's shapes: its models are built on first use instead
 
 
 def worker_command(argv: list[str] | None = None) -> str | None:
