@@ -121,7 +121,11 @@ def _record(
 		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
-			conversation.save(ignore_permissions=True)
+			# Only the new turn and the three fields that changed are written: a save would write
+			# every earlier turn of the conversation again.
+			conversation.turns[-1].db_insert()
+			changed = {f: conversation.get(f) for f in ("turn_count", "last_activity", "rules_sent")}
+			frappe.db.set_value(CONVERSATION, conversation.name, changed)
 		if log.conversation != conversation.name:
 			log.db_set("conversation", conversation.name, update_modified=False)
 	except Exception:
@@ -402,6 +406,8 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 			response = records.loads(row.response, {})
 			if records.settle_proposal(response, token, state):
 				row.response = json.dumps(response, default=str, ensure_ascii=False)
+				# Written now: recording the turn below adds its own row and rewrites no earlier one.
+				row.db_update()
 				break
 	question = _("Confirm") if confirm else _("Cancel")
 	doc, log = _record(

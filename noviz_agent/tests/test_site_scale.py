@@ -317,6 +317,24 @@ class TestRecording(AgentTestCase):
 		# The log was written naming the conversation chosen for it; that conversation never came to be.
 		self.assertIsNone(log.conversation)
 
+	def test_a_later_turn_adds_its_row_and_keeps_every_earlier_turn_as_it_was(self):
+		first = self.send_as(SALES, "one", [answer("First.")])
+		name = first["conversation"]
+		before = frappe.get_doc("Agent Conversation", name)
+		for question in ("two", "three"):
+			reply = self.send_as(SALES, question, [answer(f"Answer to {question}.")], conversation=name)
+			self.assertEqual(reply["conversation"], name)
+		after = frappe.get_doc("Agent Conversation", name)
+		self.assertEqual([t.question for t in after.turns], ["one", "two", "three"])
+		self.assertEqual([t.idx for t in after.turns], [1, 2, 3])
+		self.assertEqual(after.turn_count, 3)
+		self.assertEqual(after.turns[0].as_dict()["answer"], before.turns[0].answer)
+		self.assertEqual(after.turns[2].answer, "Answer to three.")
+		self.assertEqual(frappe.db.get_value("Agent Interaction Log", reply["log"], "conversation"), name)
+		self.assertEqual(after.turns[2].log, reply["log"])
+		self.assertGreaterEqual(after.last_activity, before.last_activity)
+		self.assertGreaterEqual(after.modified, before.modified)
+
 	def test_a_stored_turn_links_its_log_and_conversation_both_ways(self):
 		reply = self.send_as(SALES, "hello", [answer("Hello.")])
 		log = frappe.get_doc("Agent Interaction Log", reply["log"])
