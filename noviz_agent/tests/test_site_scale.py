@@ -239,6 +239,32 @@ class TestBackgroundTurns(BackgroundTestCase):
 		# A stale job of the first attempt, run late, does nothing.
 		self.assertIsNone(self.run_job(reply["turn"], attempt=1))
 
+	def test_a_turn_being_stored_is_not_taken_for_lost_and_run_again(self):
+		reply = self.queue_turn(SALES, "Show my customers", [answer("Your customers.")])
+		seen = []
+		finished = turn_state.finished
+
+		def read_while_storing(state, *args, **kwargs):
+			# The chat polls between the end of the answer and the final state being stored.
+			seen.append(api.turn_status(reply["turn"]))
+			return finished(state, *args, **kwargs)
+
+		with mock.patch.object(turn_state, "finished", read_while_storing):
+			self.run_job(reply["turn"])
+		self.assertEqual([(s["status"], s["attempt"]) for s in seen], [("running", 1)])
+		self.assertEqual([q["attempt"] for q in self.queued], [1], "the turn must not be queued again")
+		final = api.turn_status(reply["turn"])
+		self.assertEqual((final["status"], final["attempt"]), ("done", 1))
+
+	def test_a_lost_turn_that_ended_meanwhile_is_not_queued_again(self):
+		reply = self.queue_turn(SALES, "Show my customers", [answer("Your customers.")])
+		stale = turn_state.started(frappe_turns.load(reply["turn"]), 0)
+		frappe_turns.save(stale)
+		self.run_job(reply["turn"], attempt=1)  # the job of attempt 1 runs and finishes
+		# A reader still holding the running state from before the job ended decides on a fresh read.
+		self.assertEqual(frappe_turns.checked(stale)["status"], "done")
+		self.assertEqual([q["attempt"] for q in self.queued], [1])
+
 	def test_the_registry_is_built_once_per_process(self):
 		values = frappe_session.load_settings()
 		frappe.set_user(SALES)
