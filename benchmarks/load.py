@@ -383,11 +383,11 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(
 		f"peak memory: web worker {peaks['web']:.0f} MB, background worker {peaks['worker']:.0f} MB, job process {peaks['job']:.0f} MB"
 	)
+	retried = [r for r in turns if (r.get("attempt") or 1) > 1]
 	if killed:
-		retried = [r for r in turns if (r.get("attempt") or 1) > 1]
-		print(
-			f"worker kill: {killed}; turns retried {len(retried)}, of them answered {sum(1 for r in retried if not r.get('error'))}"
-		)
+		print(f"worker kill: {killed}")
+	# Without a kill every retry is a turn taken for lost while it was not.
+	print(f"turns retried {len(retried)}, of them answered {sum(1 for r in retried if not r.get('error'))}")
 	print(f"errors {len(errors)}")
 	for item in errors[:10]:
 		print(f"  - {item['error'][:200]}")
