@@ -12,11 +12,14 @@
    mean of damped Holt and Theta (see `analytics.smoothing`). On a long enough series the two
    with the smallest rolling-origin error over the last periods are averaged; otherwise the
    mean of the three is used, and the method string says which and why.
-4. Range: the 80% quantile of the same rolling-origin errors at each step ahead (split
-   conformal), extended over the horizon by a power law in the step, the median over the
-   candidates (the chosen one's own errors are the smallest by selection, so they would be too
-   narrow): as wide as the series' forecasts actually missed by. Short series fall back to the
-   in-sample one-step errors and say so.
+4. Range: the 80% quantile of rolling-origin errors at each step ahead (split conformal: the
+   ceil((k+1) 0.8)-th of k errors, wider than the plain 80% quantile when k is small), smoothed
+   over the horizon by a power law in the step. The errors are those of the whole procedure,
+   selection included: at each backtest origin, the pair that would have been chosen from the
+   errors known at that origin (the chosen pair's errors over all origins are the smallest of
+   several by construction and would be too narrow). The range is as wide as the series'
+   forecasts actually missed by; short series fall back to the in-sample one-step errors and
+   say so.
 """
 
 from __future__ import annotations
@@ -167,6 +170,27 @@ def backtest(y: np.ndarray, paths: smoothing.Paths, season: _Season, steps: int)
 	return out
 
 
+def procedure_errors(errors: dict[str, np.ndarray]) -> np.ndarray:
+	"""Rolling-origin errors of the whole procedure, selection included: at each origin, the
+	forecast that the best-`TOP` choice would have made from what was known then (the errors of
+	earlier origins whose targets lie before it; the combination while fewer than
+	MIN_ORIGINS_FOR_SELECTION origins precede it). The errors of the finally chosen pair over the
+	same origins are the smallest of several by construction, so a range drawn from them would be
+	too narrow; these are not."""
+	rows, steps = next(iter(errors.values())).shape
+	# known[r_earlier, step] at origin r: the target of step h from origin r' came in by r (r' + h <= r).
+	ahead = np.arange(rows)[:, None] + np.arange(1, steps + 1)[None, :]
+	out = np.empty((rows, steps))
+	for row in range(rows):
+		chosen: tuple[str, ...] = ("combination",)
+		if row >= MIN_ORIGINS_FOR_SELECTION:
+			known = ahead[:row] <= row
+			score = {c: float(np.nanmean(np.abs(errors[c][:row][known]))) for c in CANDIDATES}
+			chosen = tuple(sorted(CANDIDATES, key=score.__getitem__)[:TOP])
+		out[row] = np.mean([errors[c][row] for c in chosen], axis=0)
+	return out
+
+
 def _range_from_errors(errors: np.ndarray, horizon: int) -> np.ndarray:
 	"""Half-widths from backtest errors: the conformal 80% quantile of |error| at each step ahead
 	with enough errors, extended to the whole horizon by a power law c * h^k fitted to those
@@ -303,9 +327,9 @@ def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np
 			" and ".join(names[c] for c in chosen) + (", averaged" if len(chosen) > 1 else "") + f" ({how})"
 		)
 	if chosen is not None and origins >= MIN_ORIGINS_FOR_RANGE + steps - 1:
-		# The median of the candidates' ranges: the chosen method's own backtest errors are the smallest of
-		# several by selection, so they understate what it will miss by.
-		width = np.median([_range_from_errors(errors[c], horizon) for c in CANDIDATES], axis=0)
+		# Not the chosen method's own backtest errors: they are the smallest of several by selection,
+		# so they understate what it will miss by. The procedure's errors, selection included, do not.
+		width = _range_from_errors(procedure_errors(errors), horizon)
 		method += f", 80% range from {origins} backtest errors"
 	else:
 		residual = x - fitted

@@ -34,7 +34,7 @@ from noviz_agent.engine.prompt import assemble  # noqa: E402
 from noviz_agent.engine.selection import select  # noqa: E402
 from noviz_agent.engine.session import MemoryStore, Person, Session  # noqa: E402
 from noviz_agent.governance.cache import ResponseCache  # noqa: E402
-from noviz_agent.tools import build_registry  # noqa: E402
+from noviz_agent.tools import registry as shared_registry  # noqa: E402
 
 TODAY = date(2026, 12, 1)
 CACHED_PRICE = 0.1
@@ -74,7 +74,7 @@ def main() -> int:
 	questions = [
 		json.loads(line)["q"] for line in Path(args.questions).read_text().splitlines() if line.strip()
 	]
-	registry = build_registry()
+	registry = shared_registry()
 	every_schema = tokens(json.dumps([t.schema() for t in registry], ensure_ascii=False))
 	embed = None
 	try:

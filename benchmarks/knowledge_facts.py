@@ -39,7 +39,7 @@ PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "pri
 # kind: (required keys, optional keys)
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
-	"default": ({"doctype", "field", "value"}, set()),
+	"default": ({"doctype", "field", "value"}, {"absent_before"}),
 	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only"}),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
@@ -285,6 +285,13 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		lacking, extra = set(spec.get("grants", [])) - rights, set(spec.get("denies", [])) & rights
 		return _result(not lacking and not extra, f"{spec['role']} has {sorted(rights)}")
 	df = view.fields.get(spec["field"])
+	if df is None and fact.kind == "default" and spec.get("absent_before"):
+		# The document says the setting came in a later release: older ones lack it, which is
+		# counted apart (neither held nor failed) and named in the report.
+		return (
+			"skip",
+			f"{name} has no field {spec['field']} (the document says it is newer than {spec['absent_before']})",
+		)
 	if df is None:
 		return "fail", f"{name} has no field {spec['field']}"
 	if fact.kind == "default":
@@ -326,6 +333,11 @@ def report(results: dict, label: str) -> tuple[str, int]:
 		skipped = f", {counts['skip']} skipped" if counts["skip"] else ""
 		lines.append(f"{state}  {doc:<46} {counts['pass']}/{len(rows)} hold{skipped}")
 		lines += [f"      - {fact.says}: {detail}" for fact, status, detail in rows if status == "fail"]
+		lines += [
+			f"      - skipped, {fact.says}: {detail}"
+			for fact, status, detail in rows
+			if status == "skip" and "absent_before" in fact.spec
+		]
 	lines.append(
 		f"{sum(totals.values())} facts over {len(results)} documents ({label}): "
 		f"{totals['pass']} hold, {totals['fail']} fail, {totals['skip']} skipped"

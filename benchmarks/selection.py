@@ -33,7 +33,8 @@ from noviz_agent.engine.prompt import assemble  # noqa: E402
 from noviz_agent.engine.selection import select  # noqa: E402
 from noviz_agent.engine.session import Person, Session  # noqa: E402
 from noviz_agent.engine.similarity import similarity_for  # noqa: E402
-from noviz_agent.tools import TOOL_MODULES, build_registry  # noqa: E402
+from noviz_agent.tools import TOOL_MODULES  # noqa: E402
+from noviz_agent.tools import registry as shared_registry  # noqa: E402
 from noviz_agent.tools.discovery import search_tools_names  # noqa: E402
 
 PEOPLE = (
@@ -113,7 +114,7 @@ def main() -> int:
 		if name not in TOOL_MODULES:
 			TOOL_MODULES.append(name)
 	questions = [json.loads(line) for line in Path(args.questions).read_text().splitlines() if line.strip()]
-	registry = build_registry()
+	registry = shared_registry()
 	all_bytes = schema_bytes(registry, registry.names())
 	print(f"tool modules registered: {', '.join(TOOL_MODULES) or '(none)'}")
 	print(f"tools registered: {len(registry)}  (all schemas: {all_bytes:,} bytes)")

@@ -48,7 +48,7 @@ from noviz_agent.sops.parser import after, branch  # noqa: E402
 from noviz_agent.sops.procedures import compile_procedure  # noqa: E402
 from noviz_agent.sops.runner import MAX_REPEATS, Runner  # noqa: E402
 from noviz_agent.testing.sop_policy import SopPolicyModel  # noqa: E402
-from noviz_agent.tools import build_registry  # noqa: E402
+from noviz_agent.tools import registry as shared_registry  # noqa: E402
 from tests.support.factories import make_session  # noqa: E402
 from tests.support.memory_connector import MemoryConnector  # noqa: E402
 
@@ -369,7 +369,7 @@ def run_case(case: Case, compiled, controller_factory, registry) -> tuple[list[t
 		failures={compiled_action(compiled, line).entity: n for line, n in case.api_failures.items()},
 	)
 	session = make_session(conn, registry=registry)
-	session.context["knowledge"] = Knowledge()
+	session.knowledge = Knowledge()
 	store = InMemoryRunStore()
 	replies = copy.deepcopy(case.replies)
 	runner = Runner(
@@ -427,7 +427,7 @@ def main(argv=None) -> None:
 	parser.add_argument("--json", action="store_true")
 	args = parser.parse_args(argv)
 
-	registry = build_registry()
+	registry = shared_registry()
 	repository = ActionRepository.from_registry(registry)
 	matcher = Matcher(repository)
 	compiled = {}

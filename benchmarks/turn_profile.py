@@ -71,14 +71,14 @@ def main(argv: list[str] | None = None) -> int:
 	began = time.perf_counter()
 	preloaded = None
 	if args.preload:
-		from noviz_agent.connectors import frappe_warm
+		from noviz_agent.edge import frappe_warm
 
 		preloaded = frappe_warm.preload()
 		began = time.perf_counter()
 	frappe.init(site=args.site)
 	frappe.connect()
 	from noviz_agent import api
-	from noviz_agent.connectors import frappe_session
+	from noviz_agent.edge import frappe_session
 	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 	from noviz_agent.testing.stub_provider import StubProvider
 

@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.connectors import frappe_governance, frappe_session, frappe_sops, frappe_turns
+from noviz_agent.edge import frappe_governance, frappe_session, frappe_sops, frappe_turns
 from noviz_agent.engine import gateway, responses, turn_state
 from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
@@ -387,7 +387,7 @@ def _retriever(values: dict):
 	"""Knowledge passages for the prompt when the knowledge store is available; never fails a turn."""
 	if not values.get("use_knowledge"):
 		return None
-	from noviz_agent.connectors.frappe_knowledge import retriever
+	from noviz_agent.edge.frappe_knowledge import retriever
 
 	return retriever(values)
 
@@ -578,7 +578,7 @@ def upload_document(conversation: str | None = None, turn: str | None = None) ->
 	Large files are read on the long queue when a worker serves it; the answer then reaches the
 	person over realtime (`noviz_agent_intake`), with page progress on the usual progress event.
 	"""
-	from noviz_agent.connectors import frappe_files
+	from noviz_agent.edge import frappe_files
 	from noviz_agent.intake.files import IntakeError
 
 	user = _person()

@@ -25,9 +25,9 @@ def _print_json(payload) -> None:
 
 
 def cmd_tools(args: argparse.Namespace) -> int:
-	from noviz_agent.tools import build_registry
+	from noviz_agent.tools import registry as shared_registry
 
-	registry = build_registry()
+	registry = shared_registry()
 	if args.check:
 		return _check_tools(registry, args)
 	rows = [
@@ -73,9 +73,10 @@ def _check_tools(registry, args: argparse.Namespace) -> int:
 
 def cmd_route(args: argparse.Namespace) -> int:
 	from noviz_agent.engine.selection import plan_for_everyone
+	from noviz_agent.tools import registry
 
 	def emit(question: str) -> None:
-		plan = plan_for_everyone(question)
+		plan = plan_for_everyone(registry(), question)
 		if args.json:
 			_print_json(plan)
 		else:

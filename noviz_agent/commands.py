@@ -2,7 +2,7 @@
 
 The bench imports this module in every bench process before it runs the command. In a
 background worker (`bench worker`, `bench worker-pool`) that is the moment to preload the app,
-so that every job RQ forks from the worker starts warm (connectors/frappe_warm.py).
+so that every job RQ forks from the worker starts warm (edge/frappe_warm.py).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def ask(context, question, user, conversation, as_json):
 @pass_context
 def doctor(context, skip_provider):
 	"""Check the settings, the provider connection and the knowledge store; say what is wrong."""
-	from noviz_agent.connectors import frappe_doctor
+	from noviz_agent.edge import frappe_doctor
 
 	_connect(context)
 	try:
@@ -91,7 +91,7 @@ def doctor(context, skip_provider):
 @pass_context
 def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 	"""Run the labelled questions through the real turn against this site and grade the answers."""
-	from noviz_agent.connectors import frappe_evaluation, frappe_session
+	from noviz_agent.edge import frappe_evaluation, frappe_session
 	from noviz_agent.evaluation import seed
 	from noviz_agent.evaluation.harness import EvaluationError, evaluate, load_questions
 
@@ -158,7 +158,7 @@ def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 @pass_context
 def index_knowledge(context, rebuild):
 	"""Index the shipped, folder and desk process documents (unchanged ones are skipped)."""
-	from noviz_agent.connectors import frappe_knowledge, frappe_session
+	from noviz_agent.edge import frappe_knowledge, frappe_session
 
 	_connect(context)
 	try:
@@ -184,7 +184,7 @@ def index_knowledge(context, rebuild):
 @pass_context
 def knowledge_status(context):
 	"""Show what the knowledge store holds and how it searches (lexical or hybrid)."""
-	from noviz_agent.connectors import frappe_knowledge, frappe_session
+	from noviz_agent.edge import frappe_knowledge, frappe_session
 
 	_connect(context)
 	try:
@@ -209,7 +209,7 @@ def worker(queue, quiet, burst, strategy):
 	"""Frappe's background worker, with the agent preloaded so every job starts warm."""
 	from frappe.utils.background_jobs import start_worker
 
-	from noviz_agent.connectors import frappe_warm
+	from noviz_agent.edge import frappe_warm
 
 	figures = frappe_warm.preload()
 	if not quiet:
@@ -219,7 +219,7 @@ def worker(queue, quiet, burst, strategy):
 
 def _preload_in_worker() -> None:
 	"""Preload the app when this bench process is a plain `bench worker` or `bench worker-pool`."""
-	from noviz_agent.connectors import frappe_warm
+	from noviz_agent.edge import frappe_warm
 
 	if frappe_warm.worker_command() is None:
 		return

@@ -12,14 +12,14 @@ app_include_css = "noviz_agent.bundle.css"
 
 after_install = "noviz_agent.install.after_install"
 # A migrate may add DocTypes and change permissions: the cached DocType list and allowances go.
-after_migrate = ["noviz_agent.connectors.frappe_allowance.after_migrate"]
+after_migrate = ["noviz_agent.edge.frappe_allowance.after_migrate"]
 
 # A change to roles, permissions or the agent's role policy changes which tools a person
-# may be offered; each drops every cached allowance (see connectors/frappe_allowance.py).
+# may be offered; each drops every cached allowance (see edge/frappe_allowance.py).
 _invalidate = {
-	"after_insert": "noviz_agent.connectors.frappe_allowance.invalidate",
-	"on_update": "noviz_agent.connectors.frappe_allowance.invalidate",
-	"on_trash": "noviz_agent.connectors.frappe_allowance.invalidate",
+	"after_insert": "noviz_agent.edge.frappe_allowance.invalidate",
+	"on_update": "noviz_agent.edge.frappe_allowance.invalidate",
+	"on_trash": "noviz_agent.edge.frappe_allowance.invalidate",
 }
 doc_events = {
 	"User": _invalidate,

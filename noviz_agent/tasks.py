@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import frappe
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.engine import responses
 from noviz_agent.engine.errors import ToolError
 
@@ -55,7 +55,7 @@ def run_analysis(
 def run_turn(turn: str, attempt: int = 1) -> dict | None:
 	"""A background turn (see api.send): run as its owner, answer and progress published to them."""
 	from noviz_agent import api
-	from noviz_agent.connectors import frappe_turns
+	from noviz_agent.edge import frappe_turns
 
 	return frappe_turns.run(turn, attempt, api.answer_queued)
 
@@ -68,7 +68,7 @@ def _publish(user: str, payload: dict) -> dict:
 
 
 def apply_retention() -> dict:
-	"""The nightly clean-up of the agent's own old records (see connectors/frappe_governance.py)."""
-	from noviz_agent.connectors.frappe_governance import apply_retention as run
+	"""The nightly clean-up of the agent's own old records (see edge/frappe_governance.py)."""
+	from noviz_agent.edge.frappe_governance import apply_retention as run
 
 	return run()

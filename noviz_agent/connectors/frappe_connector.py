@@ -108,7 +108,7 @@ class FrappeConnector:
 
 	def entities(self) -> list[str]:
 		if self._installed is None:
-			from noviz_agent.connectors.frappe_allowance import present_doctypes
+			from noviz_agent.edge.frappe_allowance import present_doctypes
 
 			present = present_doctypes()
 			self._installed = [e.key for e in self.model if e.doctype in present]

@@ -51,7 +51,7 @@ def offered_schemas(session: Session) -> list[dict]:
 
 	A stable order keeps the request prefix byte-identical, so provider prompt caches hit.
 	"""
-	selected = [n for n in session.context.get("offer_order", ()) if n in session.offered]
+	selected = [n for n in session.offer_order if n in session.offered]
 	placed = set(selected)
 	found = [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
 	# Tools found by tools.search during the turn stay offered; over the provider's cap, the

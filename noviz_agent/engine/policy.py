@@ -17,7 +17,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
-from noviz_agent.connectors.model import ACTION_PERMISSION
 from noviz_agent.engine.routing import router_for, spine_names
 
 
@@ -118,13 +117,17 @@ class RolePolicy:
 
 
 def site_permits(tool, permissions: Mapping[str, set[str]]) -> bool:
-	"""Whether the site's own permissions let the person use this tool (non-entity tools: yes)."""
+	"""Whether the site's own permissions let the person use this tool (non-entity tools: yes).
+
+	An entity tool needs read on its entity and the permission it carries (`Tool.permission`, set
+	where entity tools are built from the model's action → permission map).
+	"""
 	if not tool.entity:
 		return True
 	held = permissions.get(tool.entity)
 	if not held or "read" not in held:
 		return False
-	needed = ACTION_PERMISSION.get(tool.action or "", "write" if tool.writes else "read")
+	needed = tool.permission or ("write" if tool.writes else "read")
 	return needed in held
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -178,16 +178,11 @@ def error_response(message: str, hint: str | None = None) -> dict:
 # --- blocks from tool results ----------------------------------------------------------
 
 
-def _entity(key: Any):
-	"""The canonical model's entity for a result's `entity` key, or None (analytics, reports)."""
-	if not isinstance(key, str) or not key:
+def _entity(key: Any, entities: Mapping[str, Any] | None):
+	"""This site's entity for a result's `entity` key (from the registry's vocabulary), or None."""
+	if not isinstance(key, str) or not key or not entities:
 		return None
-	try:
-		from noviz_agent.connectors.model import load_model
-
-		return load_model().entity(key)
-	except Exception:
-		return None
+	return entities.get(key)
 
 
 def _guess_fieldtype(key: str, rows: list[dict]) -> str:
@@ -232,14 +227,18 @@ def _column(raw: Any, ent, rows: list[dict], currency: str | None) -> Column:
 	)
 
 
-def table_from(data: Any) -> dict | None:
-	"""A table block from a list/report-shaped tool result: labels from the model, typed columns."""
+def table_from(data: Any, entities: Mapping[str, Any] | None = None) -> dict | None:
+	"""A table block from a list/report-shaped tool result: labels from the model, typed columns.
+
+	`entities`: the registry's vocabulary of this site's entities (`registry.vocabulary.entities`);
+	without it columns are typed from their values and rows link to nothing.
+	"""
 	if not isinstance(data, dict) or not isinstance(data.get("rows"), list) or not data["rows"]:
 		return None
 	rows = [r for r in data["rows"] if isinstance(r, dict)][:MAX_TABLE_ROWS]
 	if not rows:
 		return None
-	ent = _entity(data.get("entity"))
+	ent = _entity(data.get("entity"), entities)
 	raw_columns = data.get("columns") or [{"key": k} for k in rows[0]]
 	columns = [_column(c, ent, rows, data.get("currency")) for c in raw_columns]
 	columns = [c for c in columns if not c.key.startswith("_")]
@@ -289,8 +288,8 @@ def card_from_kpi(kpi: dict, currency: str | None = None) -> Card:
 	)
 
 
-def cards_from(data: Any) -> list[dict] | None:
-	"""Cards from KPIs (analytics) or a single count."""
+def cards_from(data: Any, entities: Mapping[str, Any] | None = None) -> list[dict] | None:
+	"""Cards from KPIs (analytics) or a single count (titled with the entity's label from `entities`)."""
 	if not isinstance(data, dict):
 		return None
 	kpis = data.get("kpis")
@@ -302,7 +301,7 @@ def cards_from(data: Any) -> list[dict] | None:
 		]
 		return cards or None
 	if "count" in data and isinstance(data["count"], int) and not data.get("rows"):
-		ent = _entity(data.get("entity"))
+		ent = _entity(data.get("entity"), entities)
 		title = data.get("label") or (ent.label if ent is not None else None) or data.get("entity") or "Count"
 		return [Card(title=str(title), value=data["count"], fieldtype="Int").to_dict()]
 	return None
@@ -408,8 +407,18 @@ def proposal_block(result: ToolResult) -> dict:
 	).to_dict()
 
 
-def build(text: str, results: Iterable[ToolResult], *, question: str = "") -> dict:
-	"""The turn's response from the model's final text and the tool results of the turn."""
+def build(
+	text: str,
+	results: Iterable[ToolResult],
+	*,
+	question: str = "",
+	entities: Mapping[str, Any] | None = None,
+) -> dict:
+	"""The turn's response from the model's final text and the tool results of the turn.
+
+	`entities`: this site's entities by key, as the registry's vocabulary carries them
+	(`session.registry.vocabulary.entities`): column labels, field types and desk links.
+	"""
 	results = list(results)
 	response = empty_response()
 	response["text"] = (text or "").strip()
@@ -430,8 +439,8 @@ def build(text: str, results: Iterable[ToolResult], *, question: str = "") -> di
 		if not (response["chart"] or response["cards"]) and isinstance(data, dict) and data.get("kpis"):
 			response["result_id"] = data.get("result_id")
 		response["chart"] = response["chart"] or chart_from(data)
-		response["table"] = response["table"] or table_from(data)
-		response["cards"] = response["cards"] or cards_from(data)
+		response["table"] = response["table"] or table_from(data, entities)
+		response["cards"] = response["cards"] or cards_from(data, entities)
 		response["sources"] = response["sources"] or sources_from(data)
 
 	if response["type"] != "proposal":

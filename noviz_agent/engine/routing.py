@@ -18,6 +18,10 @@ from pathlib import Path
 
 import Stemmer
 
+from noviz_agent.engine.tools import EntityWords
+
+__all__ = ["EntityWords", "Route", "Router", "load_data", "router_for", "spine_names", "stems"]
+
 DATA_PATH = Path(__file__).parent / "data" / "modules.json"
 _WORD = re.compile(r"[A-Za-z0-9]+")
 # Clauses of a request: "We received the steel, make the GRN" asks in its second clause.
@@ -47,19 +51,6 @@ def _stem(word: str) -> str:
 def stems(text: str) -> list[str]:
 	"""Lower-cased, stemmed words of a text: "Invoices" and "invoice" give the same stem."""
 	return [_stem(w.lower()) for w in _WORD.findall(text)]
-
-
-@dataclass(frozen=True)
-class EntityWords:
-	"""What a person may call one entity: its key, module, label and synonyms."""
-
-	key: str
-	module: str
-	label: str = ""
-	synonyms: tuple[str, ...] = ()
-
-	def phrases(self) -> list[str]:
-		return [self.key.replace("_", " "), self.label, *self.synonyms]
 
 
 @dataclass(frozen=True)
@@ -292,47 +283,23 @@ class Router:
 		return added
 
 
-def model_entities() -> list[EntityWords]:
-	"""Entity words from the canonical model; empty while no entity maps are shipped."""
-	try:
-		from noviz_agent.connectors.model import load_model
-
-		model = load_model()
-	except (ImportError, FileNotFoundError):
-		return []
-	entities = list(model)
-	try:
-		from noviz_agent.connectors.systems import KNOWN, system_model
-
-		for system in KNOWN:
-			entities += list(system_model(system))
-	except (ImportError, FileNotFoundError):
-		pass
-	return [EntityWords(e.key, e.module, e.label, tuple(e.synonyms)) for e in entities]
-
-
-@functools.lru_cache(maxsize=1)
-def default_router() -> Router:
-	"""The router over the shipped data and the canonical model."""
-	return Router(load_data(), model_entities())
-
-
 _REGISTRY_ROUTERS: dict[tuple, tuple] = {}
 
 
 def router_for(registry) -> Router:
-	"""The default router, extended with entities that only the registry knows (e.g. test fakes)."""
+	"""The router over the shipped data and the words of the registry's vocabulary (built once per registry).
+
+	The vocabulary comes from whoever built the registry (the canonical model's labels and synonyms);
+	an entity that only the registry's tools know (e.g. a test fake) is routable by its key.
+	"""
 	key = (id(registry), len(registry))
 	cached = _REGISTRY_ROUTERS.get(key)
 	if cached is not None and cached[0] is registry:
 		return cached[1]
-	base = default_router()
-	extra = tuple(
-		sorted({(t.entity, t.module) for t in registry if t.entity and t.entity not in base.entity_module})
-	)
-	router = base
-	if extra:
-		router = Router(load_data(), model_entities() + [EntityWords(k, module) for k, module in extra])
+	words = list(registry.vocabulary.words)
+	known = {w.key for w in words}
+	extra = sorted({(t.entity, t.module) for t in registry if t.entity and t.entity not in known})
+	router = Router(load_data(), words + [EntityWords(k, module) for k, module in extra])
 	if len(_REGISTRY_ROUTERS) > 32:
 		_REGISTRY_ROUTERS.clear()
 	_REGISTRY_ROUTERS[key] = (registry, router)

@@ -10,7 +10,6 @@ modules give byte-identical tool lists and the provider's prompt cache hits.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import re
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 
 from noviz_agent.engine.routing import Route, Router, router_for, spine_names
 from noviz_agent.engine.schema_rules import MAX_TOOLS
+from noviz_agent.engine.session import Person, Session
 from noviz_agent.engine.similarity import Near, Similarity, similarity_for
 
 log = logging.getLogger(__name__)
@@ -242,26 +242,17 @@ def make_model_picker(complete: Callable[[list[dict]], str]) -> ModulePicker:
 # --- the whole registry, everything allowed (the `route` command and the benchmarks) -----------
 
 
-@functools.lru_cache(maxsize=1)
-def _everyone():
-	from noviz_agent.engine.session import Person, Session
-	from noviz_agent.tools import build_registry
-
-	registry = build_registry()
-	allowed = frozenset(registry.names())
-
-	def session() -> Session:
-		return Session(person=Person(user="everyone"), connector=None, registry=registry, allowed=allowed)
-
-	return registry, session
+def _everyone(registry) -> Session:
+	return Session(
+		person=Person(user="everyone"), connector=None, registry=registry, allowed=frozenset(registry.names())
+	)
 
 
-def plan_for_everyone(question: str) -> dict:
-	"""`{"modules": [...], "tools": [...]}` a person allowed everything would be offered."""
-	_, new_session = _everyone()
-	return select(new_session(), question).as_plan()
+def plan_for_everyone(registry, question: str) -> dict:
+	"""`{"modules": [...], "tools": [...]}` a person allowed every tool of `registry` would be offered."""
+	return select(_everyone(registry), question).as_plan()
 
 
-def plan_many(lines: Iterable[str]) -> list[dict]:
+def plan_many(registry, lines: Iterable[str]) -> list[dict]:
 	"""One plan per non-blank line, in order."""
-	return [plan_for_everyone(line.strip()) for line in lines if line.strip()]
+	return [plan_for_everyone(registry, line.strip()) for line in lines if line.strip()]

@@ -87,7 +87,18 @@ class Session:
 	clock: Callable[[], float] = time.time
 	# Tools offered in this turn; `tools.search` adds to it.
 	offered: set[str] = field(default_factory=set)
-	context: dict = field(default_factory=dict)
+	# The tools selection offered, in its order: written by `turn.run_turn`, read by the loop (the
+	# provider sees them in this order, so its prompt cache hits) and by the evaluation's records.
+	offer_order: list[str] = field(default_factory=list)
+	# The process documents for `knowledge.search`: a knowledge base (anything with `search` and
+	# `context`), or a zero-argument opener that the tool calls on first use and replaces with what it
+	# opened; None where the site has none.
+	knowledge: Any = None
+	# Hands a large analysis to a background worker: `enqueue_analysis(key, params, companies)` returns
+	# the job id; None (no worker serves the long queue) computes it inside the turn.
+	enqueue_analysis: Callable[[str, dict, list[str]], str] | None = None
+	# Document intake's reads and writes as this person (`documents.intake`); None where unavailable.
+	intake: Any = None
 	progress: Callable[[dict], None] | None = None
 	# The conversation this turn belongs to: proposals made here are confirmed only here.
 	conversation: str | None = None

@@ -144,10 +144,9 @@ def similarity_for(registry) -> Similarity | None:
 	cached = _BY_REGISTRY.get(key)
 	if cached is not None and cached[0] is registry:
 		return cached[1]
-	from noviz_agent.connectors.model import load_model
 	from noviz_agent.engine.routing import spine_names
 
-	model = load_model().entities
+	model = registry.vocabulary.entities
 	spine = set(spine_names())
 	keys = dict.fromkeys(t.entity for t in registry if t.entity)
 	entities = [

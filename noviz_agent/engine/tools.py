@@ -10,13 +10,22 @@ import inspect
 import re
 import types
 import typing
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, get_args, get_origin
 
 from noviz_agent.engine.errors import ToolError
 
-__all__ = ["DuplicateToolError", "Registry", "Tool", "ToolError", "function_tool"]
+__all__ = [
+	"DuplicateToolError",
+	"EntityWords",
+	"FrozenRegistryError",
+	"Registry",
+	"Tool",
+	"ToolError",
+	"Vocabulary",
+	"function_tool",
+]
 
 # Each part is snake_case without "__" or a trailing "_", so the wire form maps back to one name.
 _PART = r"[a-z][a-z0-9]*(?:_[a-z0-9]+)*"
@@ -29,6 +38,10 @@ WIRE_SEPARATOR = "__"
 
 class DuplicateToolError(ValueError):
 	"""Raised when a second tool is registered under a name already taken."""
+
+
+class FrozenRegistryError(RuntimeError):
+	"""Raised when a tool is added to a registry that is shared by the whole process."""
 
 
 Handler = Callable[[dict, Any], Any]
@@ -50,6 +63,9 @@ class Tool:
 	entity: str | None = None
 	action: str | None = None
 	tags: tuple[str, ...] = field(default_factory=tuple)
+	# The site permission an entity tool needs on its entity ("read", "create", "write", "submit",
+	# "cancel"); None: "write" for a tool that writes, else "read". Set where entity tools are built.
+	permission: str | None = None
 
 	def __post_init__(self):
 		if not NAME_PATTERN.match(self.name):
@@ -86,14 +102,62 @@ def from_wire_name(wire: str) -> str:
 	return wire.replace(WIRE_SEPARATOR, ".")
 
 
-class Registry:
-	"""All tools known to the engine, by name. Registration order is kept (prompts stay stable)."""
+@dataclass(frozen=True)
+class EntityWords:
+	"""What a person may call one entity: its key, module, label, synonyms and description."""
 
-	def __init__(self, tools: Iterable[Tool] = ()):
+	key: str
+	module: str
+	label: str = ""
+	synonyms: tuple[str, ...] = ()
+	description: str = ""
+
+	def phrases(self) -> list[str]:
+		return [self.key.replace("_", " "), self.label, *self.synonyms]
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+	"""The business words of the entities behind a registry's tools, handed to the engine by its builder.
+
+	`words`: every entity a question may name (this site's and other systems'), for routing,
+	similarity and tool search. `entities`: this site's entity descriptions by key, for rendering
+	tables (label, doctype, `resolve(field)` giving a field's type and link); an entity of another
+	system is not here, so its rows never link into this site's desk.
+	"""
+
+	words: tuple[EntityWords, ...] = ()
+	entities: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Registry:
+	"""All tools known to the engine, by name. Registration order is kept (prompts stay stable).
+
+	It also carries the vocabulary of its entities (see `Vocabulary`), so that routing and rendering
+	learn the business words from whoever built the tools instead of importing the model themselves.
+	"""
+
+	def __init__(self, tools: Iterable[Tool] = (), vocabulary: Vocabulary | None = None):
 		self._tools: dict[str, Tool] = {}
+		self._frozen = False
+		self.vocabulary = vocabulary or Vocabulary()
 		self.extend(tools)
 
+	def freeze(self) -> Registry:
+		"""Refuse any further tool: a registry shared by every turn of a process never changes."""
+		self._frozen = True
+		return self
+
+	@property
+	def frozen(self) -> bool:
+		return self._frozen
+
 	def register(self, tool: Tool) -> Tool:
+		if self._frozen:
+			raise FrozenRegistryError(
+				f"Cannot add {tool.name!r}: this registry is shared by every turn of the process; "
+				"build a new Registry for a different set of tools."
+			)
 		if tool.name in self._tools:
 			raise DuplicateToolError(f"A tool named {tool.name!r} is already registered")
 		self._tools[tool.name] = tool

@@ -120,7 +120,7 @@ def run_turn(
 
 	selection = select(session, message, model_picker=model_picker)
 	# select() has recorded the tools in session.offered; the loop sends them in this order.
-	session.context["offer_order"] = list(selection.tools)
+	session.offer_order = list(selection.tools)
 	log.update(
 		modules=list(selection.modules), tools_offered=list(selection.tools), tools_cut=list(selection.cut)
 	)
@@ -157,10 +157,13 @@ def run_turn(
 		if isinstance(result.error, ProviderError):
 			hint = "If this keeps happening, ask your administrator to check the model provider in Agent Settings."
 		response = responses.error_response(str(result.error), hint)
-		partial = responses.build("", result.results, question=message)
+		partial = responses.build(
+			"", result.results, question=message, entities=session.registry.vocabulary.entities
+		)
 		response["table"], response["cards"] = partial["table"], partial["cards"]
 		return finish(response, sent)
-	return finish(responses.build(result.text, result.results, question=message), sent)
+	entities = session.registry.vocabulary.entities
+	return finish(responses.build(result.text, result.results, question=message, entities=entities), sent)
 
 
 def confirm_proposal(session: Session, token: str) -> TurnOutcome:

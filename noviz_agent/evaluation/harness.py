@@ -315,10 +315,10 @@ def memory_runner(
 	from noviz_agent.engine.session import Person, Session
 	from noviz_agent.evaluation import seed
 	from noviz_agent.evaluation.expected import DataFacts
-	from noviz_agent.tools import build_registry
+	from noviz_agent.tools import registry as shared_registry
 
 	data = seed.build()
-	registry = build_registry()
+	registry = shared_registry()
 	today = today or seed.TODAY
 
 	def run(question: dict):
@@ -340,7 +340,7 @@ def memory_runner(
 				f"the oracle had {provider.remaining} planned step(s) left: the turn ended early"
 			)
 		written = any(action in ("create", "update", "submit", "cancel") for action, _ in connector.calls)
-		return TurnRecord(outcome, written, list(session.context.get("offer_order") or ()))
+		return TurnRecord(outcome, written, list(session.offer_order))
 
 	run.registry = registry
 	return run, DataFacts(data)

@@ -1,6 +1,6 @@
 """Document intake: from a supplier invoice, customer order or receipt to a draft the person confirms.
 
-Plain Python (no frappe); the frappe edge is `connectors/frappe_files.py`.
+Plain Python (no frappe); the frappe edge is `edge/frappe_files.py`.
 
 files      what a file is (PDF or image, by its bytes), size and type limits, page images
 textlayer  PDFs with a text layer: words and tables read with pdfplumber, fields found by label

@@ -114,13 +114,15 @@ class ProcedureDesk:
 				self.state = state
 				return None
 			runner = self._runner(session, provider, compiled)
-			return self._handled(runner.resume(state, message), message, started, runner.controller)
+			return self._handled(session, runner.resume(state, message), message, started, runner.controller)
 		spec = self._pick(session, provider, message)
 		compiled = self._compiled(session, spec) if spec else None
 		if compiled is None:
 			return None
 		runner = self._runner(session, provider, compiled)
-		return self._handled(runner.start(message, compiled.match_log()), message, started, runner.controller)
+		return self._handled(
+			session, runner.start(message, compiled.match_log()), message, started, runner.controller
+		)
 
 	def _pick(self, session, provider, message: str) -> SopSpec | None:
 		weights = self.matcher(session).idf
@@ -145,11 +147,15 @@ class ProcedureDesk:
 		if compiled is None:
 			return None
 		runner = self._runner(session, provider, compiled)
-		return self._handled(runner.settled(state, confirmed, result), "", started, runner.controller)
+		return self._handled(
+			session, runner.settled(state, confirmed, result), "", started, runner.controller
+		)
 
-	def _handled(self, out: Output, message: str, started: float, controller=None) -> Handled:
+	def _handled(self, session, out: Output, message: str, started: float, controller=None) -> Handled:
 		self.state = out.state
-		response = responses.build(out.text, out.results, question=message)
+		response = responses.build(
+			out.text, out.results, question=message, entities=session.registry.vocabulary.entities
+		)
 		log = {
 			"tools_called": loop.tool_calls_for_log(out.results),
 			"modules": ["procedures"],

@@ -8,7 +8,7 @@ from __future__ import annotations
 import frappe
 
 from noviz_agent import api
-from noviz_agent.connectors import frappe_allowance, frappe_session
+from noviz_agent.edge import frappe_allowance, frappe_session
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.testing import ScriptedModel, answer, call
 from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
@@ -81,7 +81,7 @@ class TestInstall(AgentTestCase):
 	def test_hooks_put_the_chat_on_every_desk_page(self):
 		self.assertIn("noviz_agent.bundle.js", frappe.get_hooks("app_include_js"))
 		self.assertIn(
-			"noviz_agent.connectors.frappe_allowance.invalidate",
+			"noviz_agent.edge.frappe_allowance.invalidate",
 			frappe.get_hooks("doc_events")["Has Role"]["on_update"],
 		)
 

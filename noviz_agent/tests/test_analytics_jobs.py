@@ -12,7 +12,7 @@ from unittest.mock import patch
 import frappe
 
 from noviz_agent import api, tasks
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
 from noviz_agent.tools import analytics
 
@@ -66,8 +66,7 @@ class AnalyticsJobsCase(PeopleTestCase):
 
 	def test_a_large_build_is_enqueued_as_the_person_on_the_long_queue(self):
 		session = session_for(ACCOUNTS)
-		self.assertTrue(callable(session.context["enqueue_analysis"]))
-		self.assertIn("knowledge", session.context)
+		self.assertTrue(callable(session.enqueue_analysis))
 		rows = frappe.db.count("Sales Invoice", {"docstatus": 1})
 		self.assertGreater(rows, 0)
 		with patch.object(analytics, "IN_TURN_ROWS", 0), patch("frappe.enqueue") as enqueue:
@@ -104,7 +103,7 @@ class AnalyticsJobsCase(PeopleTestCase):
 
 	def test_without_a_long_queue_worker_a_large_build_runs_in_the_turn(self):
 		session = session_for(ACCOUNTS, worker=False)
-		self.assertIsNone(session.context["enqueue_analysis"])
+		self.assertIsNone(session.enqueue_analysis)
 		with patch.object(analytics, "IN_TURN_ROWS", 0), patch("frappe.enqueue") as enqueue:
 			answer = analytics.build_tool(session, TREND, {})
 		enqueue.assert_not_called()

@@ -16,7 +16,7 @@ from frappe.desk.query_report import run as run_report
 from frappe.tests.utils import FrappeTestCase
 from frappe.utils import add_months, get_first_day, get_last_day, getdate, nowdate
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.engine.gateway import call_tool
 from noviz_agent.tools import analytics
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import frappe
 
-from noviz_agent.connectors import frappe_evaluation, frappe_session
+from noviz_agent.edge import frappe_evaluation, frappe_session
 from noviz_agent.evaluation.harness import evaluate, load_questions
 from noviz_agent.evaluation.oracle import oracle_model
 from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase

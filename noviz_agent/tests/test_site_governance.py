@@ -7,7 +7,7 @@ import threading
 import frappe
 
 from noviz_agent import api
-from noviz_agent.connectors import frappe_governance
+from noviz_agent.edge import frappe_governance
 from noviz_agent.governance.budgets import Cap, Reservation, Spend
 from noviz_agent.testing import answer
 from noviz_agent.tests.test_agent_api import AgentTestCase

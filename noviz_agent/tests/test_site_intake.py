@@ -12,7 +12,7 @@ import io
 
 import frappe
 
-from noviz_agent.connectors import frappe_files, frappe_session
+from noviz_agent.edge import frappe_files, frappe_session
 from noviz_agent.engine import gateway
 from noviz_agent.intake.files import IntakeError
 from noviz_agent.testing.invoices import InvoiceSpec, Line, render_pdf

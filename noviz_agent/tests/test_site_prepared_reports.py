@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import frappe
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.engine.gateway import call_tool
 from noviz_agent.tests.utils import ACCOUNTS, PeopleTestCase
 

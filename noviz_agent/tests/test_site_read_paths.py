@@ -12,7 +12,7 @@ import frappe
 from frappe.desk.query_report import run as run_report
 
 from noviz_agent import api
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.engine.gateway import call_tool
 from noviz_agent.tests.utils import PeopleTestCase, ensure_user
 

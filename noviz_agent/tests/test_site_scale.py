@@ -16,7 +16,7 @@ from unittest import mock
 import frappe
 
 from noviz_agent import api, kept_results, records, tasks
-from noviz_agent.connectors import frappe_allowance, frappe_session, frappe_turns
+from noviz_agent.edge import frappe_allowance, frappe_session, frappe_turns
 from noviz_agent.engine import turn_state
 from noviz_agent.engine.errors import NotFound
 from noviz_agent.engine.similarity import default_embedder
@@ -34,7 +34,7 @@ CHILD = textwrap.dedent(
 	frappe.init(site=site)
 	frappe.connect()
 	from noviz_agent import api, tasks
-	from noviz_agent.connectors import frappe_session
+	from noviz_agent.edge import frappe_session
 	from noviz_agent.testing import ScriptedModel, answer, call
 	loaded = frappe_session.load_settings
 	frappe_session.load_settings = lambda with_secrets=False: {
@@ -73,12 +73,14 @@ PRELOAD = textwrap.dedent(
 	"""
 	import json, os, sys
 	import frappe
-	from noviz_agent.connectors import frappe_warm
+	from noviz_agent.edge import frappe_warm
 	figures = frappe_warm.preload()
-	from noviz_agent.connectors import frappe_session, frappe_sops
-	registry = frappe_session._REGISTRY[0] if frappe_session._REGISTRY else None
+	from noviz_agent import tools
+	from noviz_agent.edge import frappe_session, frappe_sops
+	built = tools.registry.cache_info().currsize == 1
+	registry = tools.registry()
 	parent = {"site": getattr(frappe.local, "site", None), "db": getattr(frappe.local, "db", None) is not None,
-		"built": list(figures)}
+		"built": list(figures), "registry_built": built}
 	read, write = os.pipe()
 	pid = os.fork()
 	if pid == 0:
@@ -313,6 +315,7 @@ class TestWarmWorkers(AgentTestCase):
 		# Preloading touches no site: nothing of a site or a person can leak into the forked jobs.
 		self.assertEqual((out["parent"]["site"], out["parent"]["db"]), (None, False), out)
 		self.assertIn("registry", out["parent"]["built"])
+		self.assertTrue(out["parent"]["registry_built"], "the preload must build the registry itself")
 		child = out["child"]
 		self.assertTrue(child["modules"], child)
 		self.assertTrue(child["same_registry"], "the job must reuse the registry built before the fork")
@@ -320,9 +323,7 @@ class TestWarmWorkers(AgentTestCase):
 		self.assertEqual(child["matcher"], default_embedder() is not None)
 
 	def test_a_migrate_forgets_the_cached_doctype_list_and_every_allowance(self):
-		self.assertIn(
-			"noviz_agent.connectors.frappe_allowance.after_migrate", frappe.get_hooks("after_migrate")
-		)
+		self.assertIn("noviz_agent.edge.frappe_allowance.after_migrate", frappe.get_hooks("after_migrate"))
 		frappe.cache.set_value(frappe_allowance.PRESENT_KEY, ["Note"])
 		self.assertNotIn("Sales Invoice", frappe_allowance.present_doctypes())
 		before = frappe_allowance.generation()

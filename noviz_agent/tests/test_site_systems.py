@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import frappe
 import requests
 
-from noviz_agent.connectors import frappe_doctor
+from noviz_agent.edge import frappe_doctor
 from noviz_agent.testing import answer, call, calls
 from noviz_agent.tests.test_agent_api import AgentTestCase
 from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user

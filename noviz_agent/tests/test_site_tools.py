@@ -10,10 +10,12 @@ Purchase Order: adding a column is DDL, which MariaDB commits at once (see setUp
 
 from __future__ import annotations
 
+import dataclasses
+
 import frappe
 from frappe.utils import add_days, add_months, getdate, nowdate
 
-from noviz_agent.connectors import frappe_knowledge, frappe_session
+from noviz_agent.edge import frappe_knowledge, frappe_session
 from noviz_agent.engine import gateway
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user
 
@@ -22,13 +24,12 @@ APPROVER = "noviz.approver@noviz.test"
 WORKFLOW = "Noviz Test PO Approval"
 
 
-def session_for(user: str, **context):
-	"""The product's session for `user`, with writes switched on."""
+def session_for(user: str, **fields):
+	"""The product's session for `user`, with writes switched on (and `fields` of the Session replaced)."""
 	frappe.set_user(user)
 	values = {**frappe_session.load_settings(), "enable_writes": 1}
 	session = frappe_session.build_session(values, progress=False)
-	session.context.update(context)
-	return session
+	return dataclasses.replace(session, **fields)
 
 
 def period_start(months: int = 24) -> str:
@@ -459,7 +460,7 @@ class TestKnowledge(SiteToolsCase):
 		text = " ".join(p["content"].lower() for p in passages)
 		self.assertTrue("submit" in text or "cancel" in text)
 
-	# Bug: nothing on the site puts the knowledge base into session.context (build_session
+	# Bug: nothing on the site put the knowledge base into the session (build_session
 	# leaves it empty and api.py only wires the prompt retriever), so knowledge.search as the
 	# product builds the session says "No knowledge base is set up" even after indexing.
 	def test_search_works_in_the_session_the_product_builds(self):

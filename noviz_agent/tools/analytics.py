@@ -8,7 +8,7 @@ returns a bounded summary plus the chart. The full result stays in `session.resu
 `result_id` for paging, the chat's chart, `chart.build` and the dashboard PDF.
 
 Large fetches are handed to a background job when the edge offers one
-(`session.context["enqueue"]`, the frappe side's `frappe.enqueue` on the long queue);
+(`session.enqueue_analysis`, the frappe side's `frappe.enqueue` on the long queue);
 progress goes to the person through `session.notify`.
 """
 
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Callable
 
 from analytics import catalog as analytics_catalog
 from analytics import charts
@@ -244,7 +243,7 @@ def build_tool(
 	"""
 	analysis = _analysis(key)
 	scope = reader.resolve_scope(session, company or None, combine)
-	enqueue_analysis: Callable | None = (session.context or {}).get("enqueue_analysis")
+	enqueue_analysis = session.enqueue_analysis
 	if enqueue_analysis is not None:
 		rows = estimate_rows(session, analysis, _with_defaults(session, analysis, params), scope)
 		if rows > IN_TURN_ROWS:

@@ -14,7 +14,7 @@ import bm25s
 import Stemmer
 from bm25s.tokenization import Tokenizer
 
-from noviz_agent.engine.routing import load_data, model_entities, router_for
+from noviz_agent.engine.routing import load_data, router_for
 from noviz_agent.engine.tools import Tool, function_tool
 
 # Providers refuse more tools than this in one request, whatever searches add.
@@ -56,10 +56,10 @@ class ToolIndex:
 		return found
 
 
-def _entity_words() -> dict[str, list[str]]:
+def _entity_words(registry) -> dict[str, list[str]]:
 	data = load_data()
 	words: dict[str, list[str]] = {}
-	for ent in model_entities():
+	for ent in registry.vocabulary.words:
 		words.setdefault(ent.key, []).extend([ent.label, *ent.synonyms])
 	for key, texts in data.get("entity_words", {}).items():
 		words.setdefault(key, []).extend(texts)
@@ -100,7 +100,7 @@ def index_for(session) -> ToolIndex:
 		_INDEXES.move_to_end(key)
 		return index
 	router = router_for(registry)
-	entity_words, action_words = _entity_words(), _action_words()
+	entity_words, action_words = _entity_words(registry), _action_words()
 	tools = [t for t in registry if t.name in session.allowed and t.name != "tools.search"]
 	texts = [document(t, entity_words, action_words, router.module_of(t)) for t in tools]
 	index = ToolIndex(tools, texts)

@@ -4,7 +4,7 @@ The file is one the person uploaded (a private File that only they can read). Re
 checks and the matches happen when the proposal is built; the result is kept in the person's own
 result store, so an edit or the Confirm use exactly what was shown, without reading the file again.
 Confirm inserts the draft (docstatus 0) in the person's session with the file attached, plus any
-new party or item records the proposal listed. The system reached through `session.context["intake"]`
+new party or item records the proposal listed. The system reached through `session.intake`
 (the frappe edge, or a fake in tests) reads and writes as the person.
 """
 
@@ -52,7 +52,7 @@ CHANGES = {
 
 
 def _system(session):
-	system = (session.context or {}).get("intake")
+	system = session.intake
 	if system is None:
 		raise ToolError(
 			"Document intake is not available in this session; ask the person to upload the file in the chat."

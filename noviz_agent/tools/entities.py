@@ -472,6 +472,7 @@ def entity_tools(ent: Entity) -> list[Tool]:
 				entity=ent.key,
 				action=name,
 				tags=("entity", ent.doctype),
+				permission=ACTION_PERMISSION[name],
 			)
 		)
 	return tools

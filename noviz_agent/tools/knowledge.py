@@ -1,6 +1,6 @@
 """`knowledge.search`: passages from the process documents, with their sources for citation.
 
-The knowledge base comes from `session.context["knowledge"]`: a `knowledge.search.KnowledgeBase`
+The knowledge base comes from `session.knowledge`: a `knowledge.search.KnowledgeBase`
 (or anything with its `search`), or a zero-argument callable returning one, so the store is
 opened only when the tool is actually called. Passages restricted to roles are filtered by
 the knowledge base with the person's roles; this module never widens them.
@@ -13,7 +13,6 @@ from noviz_agent.connectors.model import MODULES as BUSINESS_MODULES
 from noviz_agent.engine.errors import ToolError
 from noviz_agent.engine.tools import Tool
 
-CONTEXT_KEY = "knowledge"
 MAX_PASSAGES = 8
 # Enough of a passage to answer from; whole sections rarely exceed this.
 MAX_CONTENT_CHARS = 1800
@@ -32,13 +31,13 @@ MODULES = ["core", *BUSINESS_MODULES]
 
 def knowledge_base(session):
 	"""The session's knowledge base, opened on first use; a ToolError when the site has none."""
-	base = session.context.get(CONTEXT_KEY)
+	base = session.knowledge
 	if callable(base) and not hasattr(base, "search"):
 		try:
 			base = base()
 		except KnowledgeError as exc:
 			raise ToolError(f"The knowledge base is unavailable: {exc}") from None
-		session.context[CONTEXT_KEY] = base
+		session.knowledge = base
 	if base is None:
 		raise ToolError(
 			"No knowledge base is set up on this site, so process documents cannot be searched. Answer from "

@@ -96,7 +96,7 @@ COMPANIES = [{"name": "C", "currency": "USD"}]
 TODAY = 1743465600.0  # 2025-04-01 00:00 UTC
 
 
-def session_for(connector, context=None, events=None) -> Session:
+def session_for(connector, enqueue_analysis=None, events=None) -> Session:
 	registry = Registry(tool_module.tools())
 	return Session(
 		person=Person(user=connector.user, company="C"),
@@ -105,7 +105,7 @@ def session_for(connector, context=None, events=None) -> Session:
 		allowed=frozenset(registry.names()),
 		limits=Limits(),
 		clock=lambda: TODAY,
-		context=context or {},
+		enqueue_analysis=enqueue_analysis,
 		progress=(events.append if events is not None else None),
 	)
 
@@ -305,7 +305,7 @@ def test_large_analyses_go_to_a_background_job(monkeypatch):
 		return "job-1"
 
 	monkeypatch.setattr(tool_module, "IN_TURN_ROWS", 2)
-	session = session_for(connector(), context={"enqueue_analysis": enqueue_analysis}, events=events)
+	session = session_for(connector(), enqueue_analysis=enqueue_analysis, events=events)
 	answer = tool_module.build_tool(session, "sales.monthly_trend", {"start": "2025-01-01"})
 	assert answer["status"] == "running" and answer["job"] == "job-1"
 	assert answer["company"] == "C" and answer["currency"] == "USD"

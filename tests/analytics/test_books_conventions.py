@@ -72,7 +72,7 @@ INVOICES = [
 ]
 
 
-def session_for(connector, company="Acme US", context=None) -> Session:
+def session_for(connector, company="Acme US") -> Session:
 	registry = Registry(tool_module.tools())
 	return Session(
 		person=Person(user=connector.user, company=company),
@@ -81,7 +81,6 @@ def session_for(connector, company="Acme US", context=None) -> Session:
 		allowed=frozenset(registry.names()),
 		limits=Limits(),
 		clock=lambda: TODAY,
-		context=context or {},
 	)
 
 

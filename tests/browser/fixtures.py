@@ -15,6 +15,7 @@ from noviz_agent.engine import progress, responses
 from noviz_agent.engine.gateway import ToolResult, call_tool
 from noviz_agent.engine.tools import Registry
 from noviz_agent.tools import entities
+from noviz_agent.tools.vocabulary import vocabulary
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
@@ -57,7 +58,7 @@ def _session():
 		{"sales_invoice": {"read"}, "customer": {"read", "create", "write"}},
 		roles={"Sales User"},
 	)
-	return make_session(conn, registry=Registry(entities.tools()), page_size=3)
+	return make_session(conn, registry=Registry(entities.tools(), vocabulary()), page_size=3)
 
 
 def _ok(name: str, data: dict) -> ToolResult:
@@ -76,7 +77,8 @@ def build() -> dict:
 				session,
 				"sales_invoice.list",
 				{"fields": ["name", "customer", "date", "total", "outstanding"], "page": number},
-			).data
+			).data,
+			session.registry.vocabulary.entities,
 		)
 		for number in (1, 2, 3)
 	}
@@ -133,7 +135,11 @@ def build() -> dict:
 			"<script>window.pwned=1</script> is shown as text.",
 			[_ok("knowledge.search", knowledge)],
 		),
-		"table": responses.build("You have **7** unpaid sales invoices; here are the first 3.", [listed]),
+		"table": responses.build(
+			"You have **7** unpaid sales invoices; here are the first 3.",
+			[listed],
+			entities=session.registry.vocabulary.entities,
+		),
 		"cards": responses.build(
 			"Selling last month:", [_ok("analytics.build", {"kpis": kpis, "currency": "USD"})]
 		),

@@ -77,6 +77,6 @@ def test_tools_check_fails_with_the_rule_when_a_tool_is_refused(capsys, monkeypa
 	broken = Tool(
 		"thing.list", "Things.", "selling", {"type": "object", "properties": {"ids": {"type": "array"}}}, None
 	)
-	monkeypatch.setattr("noviz_agent.tools.build_registry", lambda: Registry([broken]))
+	monkeypatch.setattr("noviz_agent.tools.registry", lambda: Registry([broken]))
 	code, out = _run(["tools", "--check", "openai"], capsys=capsys, monkeypatch=monkeypatch)
 	assert code == 1 and "array-items: " in out and out.rstrip().endswith(": 1 problem")

@@ -190,7 +190,7 @@ def test_scripted_model_fails_a_test_that_leaves_steps_unconsumed(steps):
 
 def test_schemas_keep_the_selection_order_and_found_tools_go_last():
 	session, _ = _session()
-	session.context["offer_order"] = ["customer.create", "sales_order.list"]
+	session.offer_order = ["customer.create", "sales_order.list"]
 	session.offered.add("stock_entry.list")
 	names = [s["function"]["name"] for s in loop.offered_schemas(session)]
 	assert names == ["customer__create", "sales_order__list", "stock_entry__list"]
@@ -203,7 +203,7 @@ def test_tools_found_during_the_turn_never_push_a_request_over_128_tools():
 	registry = Registry([Tool(f"thing.t{i}", "A thing.", "selling", OBJ, noop) for i in range(150)])
 	names = registry.names()
 	session = Session(Person("ann"), None, registry, frozenset(names), offered=set(names[:120]))
-	session.context["offer_order"] = names[:120]
+	session.offer_order = names[:120]
 	session.offered.update(names[130:140])  # unlocked by tools.search after the selection
 	sent = [s["function"]["name"] for s in loop.offered_schemas(session)]
 	assert len(sent) == MAX_TOOLS

@@ -7,6 +7,7 @@ import pytest
 from analytics.result import kpi
 from noviz_agent.engine import progress, responses
 from noviz_agent.engine.gateway import ToolResult
+from noviz_agent.tools.vocabulary import vocabulary
 
 RESPONSE_KEYS = {
 	"type",
@@ -105,7 +106,7 @@ def test_table_columns_carry_labels_and_fieldtypes_from_the_model():
 		],
 		"rows": [{"name": "SINV-1", "customer": "Acme", "grand_total": 10.5}],
 	}
-	table = responses.table_from(data)
+	table = responses.table_from(data, vocabulary().entities)
 	assert set(table) == TABLE_KEYS and all(set(c) == COLUMN_KEYS for c in table["columns"])
 	types = {c["key"]: (c["fieldtype"], c["options"]) for c in table["columns"]}
 	assert types["name"] == ("Link", "Sales Invoice")

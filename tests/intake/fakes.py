@@ -102,5 +102,5 @@ def make_session(system: FakeSystem, user: str = "buyer@example.com") -> Session
 		registry=registry,
 		allowed=frozenset(registry.names()),
 		limits=Limits(),
-		context={"intake": system},
+		intake=system,
 	)

@@ -202,3 +202,29 @@ def test_document_sources_missing_from_the_tree_are_listed(tmp_path, tree):
 	named, missing = facts_module.SourceTree(tree).missing_sources(tmp_path / "docs")
 	assert named == 2
 	assert missing == ["stock/a.md: frappe/erpnext:erpnext/stock/gone.py"]
+
+
+def test_a_setting_the_document_calls_newer_is_skipped_where_absent_and_checked_where_present(tmp_path, tree):
+	text = """
+- doc: hr/leave-management
+  says: newer setting, absent here
+  default: {doctype: Widget Order, field: prevent_self_approval, value: "0", absent_before: "Widget 1.0"}
+- doc: hr/leave-management
+  says: newer setting, present with another default
+  default: {doctype: Widget Order, field: auto_close, value: "1", absent_before: "Widget 1.0"}
+- doc: hr/leave-management
+  says: a missing field without the note
+  default: {doctype: Widget Order, field: prevent_self_approval, value: "0"}
+"""
+	result = dict(statuses(write_facts(tmp_path / "facts.yaml", text), tree))
+	assert result == {
+		"newer setting, absent here": "skip",
+		"newer setting, present with another default": "fail",
+		"a missing field without the note": "fail",
+	}
+	printed, failed = facts_module.report(
+		facts_module.run(facts_module.load_facts(tmp_path / "facts.yaml"), facts_module.SourceTree(tree)),
+		"source tree",
+	)
+	assert failed == 2
+	assert "skipped, newer setting, absent here" in printed and "Widget 1.0" in printed

@@ -37,7 +37,7 @@ def base(store, write, docs_root):
 def session(roles, knowledge=None):
 	s = make_session(MemoryConnector(roles=roles), registry=Registry(knowledge_tools.tools()))
 	if knowledge is not None:
-		s.context["knowledge"] = knowledge
+		s.knowledge = knowledge
 	return s
 
 

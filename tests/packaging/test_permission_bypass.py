@@ -20,16 +20,16 @@ ALLOWED = {
 	"noviz_agent/api.py": 5,
 	# The role policy must apply to people who cannot read it; it only removes tools. The list of
 	# installed DocTypes is site structure (the desk's boot reads it for everyone).
-	"noviz_agent/connectors/frappe_allowance.py": 4,
+	"noviz_agent/edge/frappe_allowance.py": 4,
 	# Indexing desk knowledge documents is an administrator's command; roles filter at search.
-	"noviz_agent/connectors/frappe_knowledge.py": 1,
+	"noviz_agent/edge/frappe_knowledge.py": 1,
 	# Saving default settings and creating the Agent Auditor role during install-app.
 	"noviz_agent/install.py": 2,
 	# Governance is the agent's own bookkeeping: budgets bind people who cannot read them, spending
 	# and audit rows are written for the person, retention removes the agent's own old records.
-	"noviz_agent/connectors/frappe_governance.py": 11,
+	"noviz_agent/edge/frappe_governance.py": 11,
 	# A procedure run's memory is the agent's own record of the person's conversation.
-	"noviz_agent/connectors/frappe_sops.py": 2,
+	"noviz_agent/edge/frappe_sops.py": 2,
 }
 
 

@@ -1,7 +1,7 @@
 """Which bench processes preload the agent: background workers only, never any other bench command.
 
 `bench` loads every app's commands module before it runs any command; the agent preloads itself
-there only when the command is frappe's `worker` or `worker-pool` (connectors/frappe_warm.py).
+there only when the command is frappe's `worker` or `worker-pool` (edge/frappe_warm.py).
 The preload itself is checked on the site (noviz_agent/tests/test_site_scale.py).
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from noviz_agent.connectors import frappe_warm
+from noviz_agent.edge import frappe_warm
 
 HELPER = "/srv/bench/apps/frappe/frappe/utils/bench_helper.py"
 

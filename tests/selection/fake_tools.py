@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from noviz_agent.connectors.model import ACTION_PERMISSION
 from noviz_agent.engine.session import Limits, Person, Session
 from noviz_agent.engine.tools import Registry, Tool
 from noviz_agent.tools import discovery
+from noviz_agent.tools.vocabulary import vocabulary
 
 ENTITIES = {
 	"customer": ("selling", False),
@@ -74,6 +76,7 @@ def entity_tools(entities=ENTITIES) -> list[Tool]:
 					prompt_rules=LIST_RULES if action == "list" else None,
 					entity=key,
 					action=action,
+					permission=ACTION_PERMISSION[action],
 				)
 			)
 	return out
@@ -87,7 +90,7 @@ def hand_written_tools() -> list[Tool]:
 
 
 def fake_registry() -> Registry:
-	return Registry([*discovery.tools(), *hand_written_tools(), *entity_tools()])
+	return Registry([*discovery.tools(), *hand_written_tools(), *entity_tools()], vocabulary())
 
 
 def make_session(
@@ -135,6 +138,7 @@ def model_registry() -> Registry:
 					writes=action in ("create", "update", "submit", "cancel"),
 					entity=ent.key,
 					action=action,
+					permission=ACTION_PERMISSION[action],
 				)
 			)
-	return Registry(tools)
+	return Registry(tools, vocabulary())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from noviz_agent.engine.routing import EntityWords, Router, load_data, model_entities, router_for, stems
+from noviz_agent.engine.routing import EntityWords, Router, load_data, router_for, stems
+from noviz_agent.tools.vocabulary import entity_words
 from tests.selection.fake_tools import fake_registry
 
 
@@ -95,7 +96,7 @@ def test_capital_synonyms_of_the_model_become_case_sensitive_abbreviations():
 
 
 def test_every_model_entity_is_routable_by_its_label():
-	entities = model_entities()
+	entities = entity_words()
 	if not entities:
 		pytest.skip("no entity maps shipped yet")
 	router = Router(load_data(), entities)
@@ -114,7 +115,7 @@ def test_routing_data_names_only_known_modules():
 
 def test_analysis_words_do_not_stem_into_entity_names():
 	# "projection" once stemmed to "project" and sent every forecast to the projects module
-	entity_stems = {tuple(stems(e.key.replace("_", " "))) for e in model_entities()}
+	entity_stems = {tuple(stems(e.key.replace("_", " "))) for e in entity_words()}
 	entity_stems |= {tuple(stems(key.replace("_", " "))) for key in load_data()["entity_words"]}
 	data = load_data()["modules"]
 	words = [w for m in ("analytics", "knowledge", "workflow", "reports") for w in data[m]["words"]]

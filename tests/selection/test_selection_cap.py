@@ -132,15 +132,16 @@ def test_make_model_picker_asks_once_and_reads_a_json_list():
 
 
 def test_plan_for_everyone_draws_from_the_full_registry():
-	names = set(build_registry().names())
-	plan = plan_for_everyone("open sales orders of customer Acme")
+	registry = build_registry()
+	plan = plan_for_everyone(registry, "open sales orders of customer Acme")
 	assert set(plan) == {"modules", "tools"}
+	names = set(registry.names())
 	assert set(plan["tools"]) <= names
 	if "sales_order.list" in names:
 		assert "sales_order.list" in plan["tools"]
 		assert "selling" in plan["modules"]
-	assert plan_many(["open sales orders of customer Acme", "", "stock of item X"])[0] == plan
-	assert len(plan_many(["a", " ", "b"])) == 2
+	assert plan_many(registry, ["open sales orders of customer Acme", "", "stock of item X"])[0] == plan
+	assert len(plan_many(registry, ["a", " ", "b"])) == 2
 
 
 def test_max_tools_over_the_provider_cap_still_offers_at_most_128():

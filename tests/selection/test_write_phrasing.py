@@ -8,15 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from noviz_agent.engine.routing import default_router
+from noviz_agent.engine.routing import router_for
 from noviz_agent.engine.selection import select
 from noviz_agent.engine.session import Person, Session
-from noviz_agent.tools import build_registry
+from noviz_agent.tools import registry as shared_registry
 
 
 @pytest.fixture(scope="module")
 def registry():
-	return build_registry()
+	return shared_registry()
 
 
 def offered(registry, question: str) -> tuple[str, ...]:
@@ -88,24 +88,24 @@ def test_an_imperative_with_a_document_id_offers_its_action(registry, question, 
 	],
 )
 def test_a_read_question_is_not_taken_for_a_write(registry, question):
-	route = default_router().route(question)
+	route = router_for(shared_registry()).route(question)
 	assert not route.imperative
 	assert not [t for t in offered(registry, question) if t.endswith((".create", ".update", ".submit"))]
 
 
 def test_lower_case_two_letter_words_that_are_english_are_no_abbreviation():
-	route = default_router().route("so do we have mr Smith on pr leave?")
+	route = router_for(shared_registry()).route("so do we have mr Smith on pr leave?")
 	assert not {"sales_order", "purchase_receipt", "material_request"} & set(route.entities)
 
 
 def test_a_polite_prefix_is_not_the_verb():
-	route = default_router().route("Could you please show me the open quotations")
+	route = router_for(shared_registry()).route("Could you please show me the open quotations")
 	assert not route.imperative
-	assert default_router().route("Could you please raise a quotation for Acme").imperative
+	assert router_for(shared_registry()).route("Could you please raise a quotation for Acme").imperative
 
 
 def test_the_second_clause_of_a_request_can_ask_for_the_write():
-	route = default_router().route("We got the steel from Beta Metals, make the GRN")
+	route = router_for(shared_registry()).route("We got the steel from Beta Metals, make the GRN")
 	assert route.imperative and "create" in route.intents
 	assert "purchase_receipt" in route.entities
 
@@ -136,4 +136,4 @@ def test_the_second_clause_of_a_request_can_ask_for_the_write():
 	],
 )
 def test_business_abbreviations_and_synonyms_reach_their_entity(question, entity):
-	assert entity in default_router().route(question).entities
+	assert entity in router_for(shared_registry()).route(question).entities

@@ -95,7 +95,7 @@ def connector(failures=None, perms=None) -> FlakyConnector:
 
 def session(conn=None):
 	s = make_session(conn or connector())
-	s.context["knowledge"] = StaticKnowledge()
+	s.knowledge = StaticKnowledge()
 	return s
 
 

@@ -153,7 +153,7 @@ def test_a_question_mid_procedure_is_answered_and_the_procedure_resumes_where_it
 		"Sales Return" in handled.response["text"]
 		and "Back to 'Cancel a customer order'" in handled.response["text"]
 	)
-	assert s.context["knowledge"].queries == ["How do customer returns work?"]
+	assert s.knowledge.queries == ["How do customer returns work?"]
 	assert say(d, s, "SAL-ORD-2026-00001").state.position == 8
 
 

@@ -3,7 +3,7 @@
 import frappe
 from frappe.tests.utils import FrappeTestCase
 
-from noviz_agent.connectors import frappe_allowance
+from noviz_agent.edge import frappe_allowance
 
 
 class TestAgentRolePolicy(FrappeTestCase):

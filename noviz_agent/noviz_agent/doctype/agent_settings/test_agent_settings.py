@@ -3,7 +3,7 @@
 import frappe
 from frappe.tests.utils import FrappeTestCase
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 
 
 class TestAgentSettings(FrappeTestCase):
@@ -49,7 +49,7 @@ class TestAgentSettings(FrappeTestCase):
 			settings.save(ignore_permissions=True)
 
 	def test_doctor_checks_the_tools_against_the_configured_providers_rules(self):
-		from noviz_agent.connectors import frappe_doctor
+		from noviz_agent.edge import frappe_doctor
 
 		for url, strict, dialect in (
 			("https://api.openai.com/v1", 1, "openai"),

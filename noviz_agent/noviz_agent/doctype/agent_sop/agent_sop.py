@@ -4,7 +4,7 @@ import frappe
 from frappe import _
 from frappe.model.document import Document
 
-from noviz_agent.connectors import frappe_sops
+from noviz_agent.edge import frappe_sops
 
 
 class AgentSOP(Document):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import frappe
 from frappe import _
 
-from noviz_agent.connectors import frappe_session
+from noviz_agent.edge import frappe_session
 from noviz_agent.intake import files, vision
 from noviz_agent.intake.files import IntakeError, Limits
 
@@ -188,7 +188,7 @@ def run_intake(values: dict, file: str, filename: str, conversation: str | None,
 		text = _("Here is the draft read from {0} (file {1}). Check it, then Confirm or Cancel.").format(
 			filename, file
 		)
-		response = responses.build(text, [result])
+		response = responses.build(text, [result], entities=session.registry.vocabulary.entities)
 	elif result.status == "refused":
 		response = {**responses.empty_response(), "type": "refusal", "refusal": {"message": result.error}}
 	else:
@@ -222,7 +222,7 @@ def runs_in_background(size: int) -> bool:
 
 def enqueue_intake(user: str, file: str, conversation: str | None, turn: str) -> None:
 	frappe.enqueue(
-		"noviz_agent.connectors.frappe_files.intake_job",
+		"noviz_agent.edge.frappe_files.intake_job",
 		queue="long",
 		user=user,
 		file=file,

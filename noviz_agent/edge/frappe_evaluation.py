@@ -78,7 +78,7 @@ def site_runner(values: dict, users: dict[str, str], provider_for, *, rollback: 
 
 	``rollback=False`` leaves that to the caller (a site test rolls back in its tearDown).
 	"""
-	from noviz_agent.connectors.frappe_session import build_session
+	from noviz_agent.edge.frappe_session import build_session
 	from noviz_agent.engine import turn
 
 	missing = sorted({user for user in users.values() if not frappe.db.exists("User", user)})
@@ -103,7 +103,7 @@ def site_runner(values: dict, users: dict[str, str], provider_for, *, rollback: 
 			# Proposals are graded, never confirmed: let the model propose even where writes are off.
 			session.writes_enabled = True
 			outcome = turn.run_turn(session, provider_for(question, session), question["question"])
-			offered = list(session.context.get("offer_order") or ())
+			offered = list(session.offer_order)
 		finally:
 			frappe.set_user("Administrator")
 		written = doctype is not None and frappe.db.count(doctype) != before

@@ -129,7 +129,7 @@ def limits_from(values: dict) -> Limits:
 
 def bounded_by_policy(limits: Limits, person: Person) -> Limits:
 	"""The turn's limits with the role policy's row bound applied (it only ever lowers them)."""
-	from noviz_agent.connectors.frappe_allowance import site_policy
+	from noviz_agent.edge.frappe_allowance import site_policy
 
 	bound = site_policy().max_rows(person.roles)
 	return dataclasses.replace(limits, page_size=min(limits.page_size, bound)) if bound else limits
@@ -199,7 +199,7 @@ progress_sender = progress_sender_for
 def make_connector(user: str):
 	"""The frappe connector bound to this person (imported late: it is another module's job)."""
 	from noviz_agent.connectors.frappe_connector import FrappeConnector
-	from noviz_agent.connectors.frappe_systems import connector_for
+	from noviz_agent.edge.frappe_systems import connector_for
 
 	# Other systems (Helpdesk) the person connected come along, each as the person there.
 	return connector_for(user, FrappeConnector(user))
@@ -247,21 +247,16 @@ def long_queue_served() -> bool:
 
 def intake_system(user: str, values: dict):
 	"""Document intake's reads and writes as this person (imported late: the intake edge is its own module)."""
-	from noviz_agent.connectors.frappe_files import FrappeIntake
+	from noviz_agent.edge.frappe_files import FrappeIntake
 
 	return FrappeIntake(user, values)
 
 
-_REGISTRY: list = []
-
-
 def registry():
-	"""The canonical registry, built once per process: it holds no person's data and no turn changes it."""
-	if not _REGISTRY:
-		from noviz_agent.tools import build_registry
+	"""The process's canonical registry (`noviz_agent.tools.registry`): no person's data, no turn changes it."""
+	from noviz_agent.tools import registry as shared
 
-		_REGISTRY.append(build_registry())
-	return _REGISTRY[0]
+	return shared()
 
 
 def build_session(
@@ -279,8 +274,8 @@ def build_session(
 	A background turn passes its own time limit (`turn_seconds`, below its job's timeout instead
 	of the web timeout), its progress sender and its stop flag.
 	"""
-	from noviz_agent.connectors.frappe_allowance import allowance
-	from noviz_agent.connectors.frappe_knowledge import opener
+	from noviz_agent.edge.frappe_allowance import allowance
+	from noviz_agent.edge.frappe_knowledge import opener
 
 	user = frappe.session.user
 	person = person_for(user)
@@ -308,11 +303,9 @@ def build_session(
 		conversation=conversation,
 		cancelled=cancelled,
 		# Opened lazily: most turns never search the process documents.
+		knowledge=opener(values),
 		# Without a long-queue worker, large analyses run in the turn (bounded by its limits)
 		# rather than waiting for a job that would never start.
-		context={
-			"knowledge": opener(values),
-			"enqueue_analysis": analysis_enqueuer(user, turn) if long_queue_served() else None,
-			"intake": intake_system(user, values),
-		},
+		enqueue_analysis=analysis_enqueuer(user, turn) if long_queue_served() else None,
+		intake=intake_system(user, values),
 	)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from noviz_agent import validation
-from noviz_agent.connectors import frappe_knowledge, frappe_session
+from noviz_agent.edge import frappe_knowledge, frappe_session
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ def check_provider(values: dict) -> Check:
 def check_tool_schemas(values: dict) -> Check:
 	"""Every tool, as it would be sent to the configured provider, against that provider's rules."""
 	from noviz_agent.engine.provider.schemas import check_as_sent, dialect_for
-	from noviz_agent.tools import build_registry
+	from noviz_agent.tools import registry
 
 	dialect = dialect_for(values.get("base_url") or "")
 	strict = bool(values.get("strict_tools"))
-	sent, problems = check_as_sent([t.schema() for t in build_registry()], strict=strict, dialect=dialect)
+	sent, problems = check_as_sent([t.schema() for t in registry()], strict=strict, dialect=dialect)
 	if problems:
 		shown = "; ".join(str(p) for p in problems[:3])
 		return Check("tools", "fail", f"{len(problems)} tool schema problems for {dialect}: {shown}")
@@ -97,7 +97,7 @@ def check_systems() -> list[Check]:
 	"""Each other system the person running the doctor connected: reachable, credentials valid, version."""
 	import frappe
 
-	from noviz_agent.connectors.frappe_systems import check_connections
+	from noviz_agent.edge.frappe_systems import check_connections
 
 	return [
 		Check(f"system {name}", status, message)

@@ -49,10 +49,10 @@ MODULES = (
 	"noviz_agent.api",
 	"noviz_agent.tasks",
 	"noviz_agent.connectors.frappe_connector",
-	"noviz_agent.connectors.frappe_allowance",
-	"noviz_agent.connectors.frappe_knowledge",
-	"noviz_agent.connectors.frappe_systems",
-	"noviz_agent.connectors.frappe_files",
+	"noviz_agent.edge.frappe_allowance",
+	"noviz_agent.edge.frappe_knowledge",
+	"noviz_agent.edge.frappe_systems",
+	"noviz_agent.edge.frappe_files",
 	"noviz_agent.engine.provider.openai_compatible",
 )
 
@@ -87,9 +87,9 @@ def preload() -> dict:
 	timed("provider client", _provider_client)
 	timed("sql parser", _sql_parser)
 
-	from noviz_agent.connectors import frappe_session
 	from noviz_agent.connectors.dataset_map import load_sources
 	from noviz_agent.connectors.model import load_model
+	from noviz_agent.edge import frappe_session
 	from noviz_agent.engine import prompt, routing, similarity
 
 	registry = timed("registry", frappe_session.registry)
@@ -125,7 +125,7 @@ def _controllers() -> list[str]:
 
 def _procedure_matcher() -> None:
 	"""The procedures' step matcher over the full registry, when the built-in embedder needs no site."""
-	from noviz_agent.connectors import frappe_sops
+	from noviz_agent.edge import frappe_sops
 	from noviz_agent.engine.similarity import default_embedder
 
 	if default_embedder() is not None:

@@ -28,7 +28,7 @@ def matcher() -> Matcher:
 	"""One matcher over the full registry per worker: validation and runs resolve steps the same way."""
 	global _matcher
 	if _matcher is None:
-		from noviz_agent.connectors.frappe_session import registry
+		from noviz_agent.tools import registry
 
 		_matcher = Matcher(ActionRepository.from_registry(registry()), _embedder())
 	return _matcher
@@ -41,7 +41,7 @@ def _embedder():
 		return builtin
 	try:
 		from knowledge.embedding import OpenAIEmbedder
-		from noviz_agent.connectors.frappe_session import load_settings
+		from noviz_agent.edge.frappe_session import load_settings
 
 		values = load_settings(with_secrets=True)
 		if not values.get("embedding_model"):
@@ -165,7 +165,7 @@ def after_settle(conversation_doc, session, token: str, confirmed: bool, outcome
 		return outcome
 	provider = None
 	try:
-		from noviz_agent.connectors.frappe_session import make_provider
+		from noviz_agent.edge.frappe_session import make_provider
 
 		provider = make_provider(values)
 	except Exception:

@@ -17,8 +17,8 @@ import frappe
 from frappe import _
 
 from noviz_agent import validation
-from noviz_agent.connectors import frappe_governance, frappe_warm
-from noviz_agent.connectors.frappe_session import PROGRESS_EVENT
+from noviz_agent.edge import frappe_governance, frappe_warm
+from noviz_agent.edge.frappe_session import PROGRESS_EVENT
 from noviz_agent.engine import turn_state
 from noviz_agent.governance import budgets
 

@@ -9,7 +9,7 @@ import datetime as dt
 import frappe
 from frappe import _
 
-from noviz_agent.connectors.frappe_session import RedisStore
+from noviz_agent.edge.frappe_session import RedisStore
 from noviz_agent.governance import budgets, retention
 from noviz_agent.governance.budgets import Cap, Spend
 from noviz_agent.governance.cache import ResponseCache
