@@ -19,6 +19,10 @@ memory per web and background worker process (sampled from /proc, this machine o
 errors and lost turns. `--kill-worker-at S` kills one busy background worker (and its job
 process) S seconds in, to show that its turns are retried or end with a clear message.
 
+Workers: run several plain `bench worker` processes (the app preloads itself in each before
+RQ forks a job: "turns run by a preloaded worker" says whether it did) or `bench noviz-agent
+worker` (then pass `--worker-match "noviz-agent worker"`), and gunicorn with several workers.
+
 Setup it does (as Administrator, over the REST API): creates the desk users
 `noviz.load.NN@example.com` (Sales User, Accounts User) if missing; with `--configure`, points
 Agent Settings at the stub for the run and puts the previous values back afterwards.
@@ -319,6 +323,9 @@ def main(argv: list[str] | None = None) -> int:
 def run(args, users: list[str]) -> int:
 	results: list[dict] = []
 	lock = threading.Lock()
+	workers, web = processes(args.worker_match), processes(args.web_match)
+	print(f"background workers found: {len(workers)} ('{args.worker_match}'); web processes: {len(web)}")
+	print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
 	sampler = MemorySampler(args.web_match, args.worker_match)
 	sampler.start()
 	began = time.time()
@@ -334,6 +341,7 @@ def run(args, users: list[str]) -> int:
 		person.join(max(1, deadline + 90 - time.time()))
 	elapsed = time.time() - began
 	sampler.stop.set()
+	print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
 	report(args, results, elapsed, sampler.peaks, killed)
 	return 0 if not any(r.get("error") for r in results) else 1
 
@@ -364,6 +372,9 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 			unit="q",
 		)
 	)
+	warm = [f for f in figures if "preloaded" in f]
+	if warm:
+		print(f"turns run by a preloaded worker: {sum(1 for f in warm if f['preloaded'])} of {len(warm)}")
 	print(
 		line(
 			"model calls per turn", [float(f["model_calls"]) for f in figures if "model_calls" in f], unit="c"
@@ -372,11 +383,11 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(
 		f"peak memory: web worker {peaks['web']:.0f} MB, background worker {peaks['worker']:.0f} MB, job process {peaks['job']:.0f} MB"
 	)
+	retried = [r for r in turns if (r.get("attempt") or 1) > 1]
 	if killed:
-		retried = [r for r in turns if (r.get("attempt") or 1) > 1]
-		print(
-			f"worker kill: {killed}; turns retried {len(retried)}, of them answered {sum(1 for r in retried if not r.get('error'))}"
-		)
+		print(f"worker kill: {killed}")
+	# Without a kill every retry is a turn taken for lost while it was not.
+	print(f"turns retried {len(retried)}, of them answered {sum(1 for r in retried if not r.get('error'))}")
 	print(f"errors {len(errors)}")
 	for item in errors[:10]:
 		print(f"  - {item['error'][:200]}")

@@ -74,8 +74,12 @@ def _over_rate_limit(user: str, values: dict) -> str | None:
 def _record(
 	user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values, new_name=None
 ):
-	"""Write the turn and its log; if the conversation cannot be written, the log still is."""
-	conversation_name = conversation.name if conversation else None
+	"""Write the turn and its log; if the conversation cannot be written, the log still is.
+
+	One insert each: the log names the conversation it belongs to from the start (a new one's
+	name is chosen beforehand), and the links, made here in this transaction, are not read back.
+	"""
+	conversation_name = conversation.name if conversation else new_name
 	log = frappe.get_doc(
 		{
 			"doctype": LOG,
@@ -88,6 +92,8 @@ def _record(
 			),
 		}
 	)
+	# The person is the signed-in user and the conversation is written just below.
+	log.flags.ignore_links = True
 	# The agent's own audit record: people may read theirs but never create or edit log rows.
 	log.insert(ignore_permissions=True)
 	try:
@@ -110,18 +116,30 @@ def _record(
 		# The agent's own record of the person's conversation (checked as theirs above); people
 		# read it but cannot write turns into it directly, so no one can forge an answer.
 		# A conversation made from a dict has no name yet but is not marked local: test the name.
+		# Its turn links the log inserted above and its person is the signed-in user.
+		conversation.flags.ignore_links = True
 		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
-			conversation.save(ignore_permissions=True)
+			# Only the new turn and the three fields that changed are written: a save would write
+			# every earlier turn of the conversation again.
+			conversation.turns[-1].db_insert()
+			changed = {f: conversation.get(f) for f in ("turn_count", "last_activity", "rules_sent")}
+			frappe.db.set_value(CONVERSATION, conversation.name, changed)
 		if log.conversation != conversation.name:
 			log.db_set("conversation", conversation.name, update_modified=False)
 	except Exception:
 		frappe.db.rollback(save_point=savepoint)
 		log.db_set(
-			"error", (log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3)
+			{
+				"error": (log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3),
+				"failed": 1,
+				# A new conversation that could not be written is no conversation of this log.
+				"conversation": log.conversation
+				if log.conversation and frappe.db.exists(CONVERSATION, log.conversation)
+				else None,
+			}
 		)
-		log.db_set("failed", 1)
 		conversation = None
 	return conversation, log
 
@@ -388,6 +406,8 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 			response = records.loads(row.response, {})
 			if records.settle_proposal(response, token, state):
 				row.response = json.dumps(response, default=str, ensure_ascii=False)
+				# Written now: recording the turn below adds its own row and rewrites no earlier one.
+				row.db_update()
 				break
 	question = _("Confirm") if confirm else _("Cancel")
 	doc, log = _record(

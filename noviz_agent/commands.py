@@ -1,4 +1,9 @@
-"""Bench commands: `bench --site S noviz-agent ask|doctor|eval|index-knowledge|knowledge-status`."""
+"""Bench commands: `bench --site S noviz-agent ask|doctor|eval|index-knowledge|knowledge-status|worker`.
+
+The bench imports this module in every bench process before it runs the command. In a
+background worker (`bench worker`, `bench worker-pool`) that is the moment to preload the app,
+so that every job RQ forks from the worker starts warm (edge/frappe_warm.py).
+"""
 
 from __future__ import annotations
 
@@ -191,4 +196,40 @@ def knowledge_status(context):
 		click.echo(f"{key}: {value}")
 
 
+@noviz_agent.command("worker")
+@click.option("--queue", type=str, help="Queues to consume, comma-separated (default: all of them).")
+@click.option("--quiet", is_flag=True, default=False, help="Hide log output.")
+@click.option("--burst", is_flag=True, default=False, help="Run until the queues are empty, then stop.")
+@click.option(
+	"--strategy",
+	type=click.Choice(["round_robin", "random"]),
+	help="Dequeuing strategy (frappe's worker option).",
+)
+def worker(queue, quiet, burst, strategy):
+	"""Frappe's background worker, with the agent preloaded so every job starts warm."""
+	from frappe.utils.background_jobs import start_worker
+
+	from noviz_agent.edge import frappe_warm
+
+	figures = frappe_warm.preload()
+	if not quiet:
+		click.echo(f"noviz-agent worker: preloaded in {sum(figures.values()):.0f} ms {figures}", err=True)
+	start_worker(queue, quiet=quiet, burst=burst, strategy=strategy)
+
+
+def _preload_in_worker() -> None:
+	"""Preload the app when this bench process is a plain `bench worker` or `bench worker-pool`."""
+	from noviz_agent.edge import frappe_warm
+
+	if frappe_warm.worker_command() is None:
+		return
+	try:
+		figures = frappe_warm.preload()
+		click.echo(f"noviz-agent: worker preloaded in {sum(figures.values()):.0f} ms", err=True)
+	except Exception as exc:
+		# A worker that cannot preload still works, only colder: never stop it from starting.
+		click.echo(f"noviz-agent: preload skipped ({type(exc).__name__}: {exc})", err=True)
+
+
 commands = [noviz_agent]
+_preload_in_worker()

@@ -11,6 +11,8 @@ app_include_js = "noviz_agent.bundle.js"
 app_include_css = "noviz_agent.bundle.css"
 
 after_install = "noviz_agent.install.after_install"
+# A migrate may add DocTypes and change permissions: the cached DocType list and allowances go.
+after_migrate = ["noviz_agent.edge.frappe_allowance.after_migrate"]
 
 # A change to roles, permissions or the agent's role policy changes which tools a person
 # may be offered; each drops every cached allowance (see edge/frappe_allowance.py).

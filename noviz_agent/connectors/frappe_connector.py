@@ -108,7 +108,9 @@ class FrappeConnector:
 
 	def entities(self) -> list[str]:
 		if self._installed is None:
-			present = self._role_rights()["doctypes"]
+			from noviz_agent.edge.frappe_allowance import present_doctypes
+
+			present = present_doctypes()
 			self._installed = [e.key for e in self.model if e.doctype in present]
 		return list(self._installed)
 

@@ -15,6 +15,7 @@ each module is imported where it is used.
 | frappe_sops | procedures on a site: Agent SOP records as specs, runs in Agent SOP Run, the turn's hooks | api, Agent SOP controller |
 | frappe_systems | other systems (Helpdesk, ...): the person's connections as connectors beside the site's own | frappe_session, frappe_doctor |
 | frappe_evaluation | `noviz-agent eval`: the labelled questions against this site through the real turn | commands |
+| frappe_warm | what a background worker preloads (modules, registry, router, embeddings) before RQ forks its jobs | commands (worker, and plain `bench worker`), frappe_turns |
 
 The connector contract's frappe implementation stays in `noviz_agent/connectors/frappe_connector.py`:
 it is a connector like the others, reached by the engine only through the contract.

@@ -16,6 +16,7 @@ from noviz_agent.engine.policy import RolePolicy, allowance_cache_key, allowed_t
 
 GENERATION_KEY = "noviz_agent:allowance_generation"
 TTL_SECONDS = 6 * 60 * 60
+PRESENT_KEY = "noviz_agent:present_doctypes"
 
 
 def generation() -> int:
@@ -25,6 +26,25 @@ def generation() -> int:
 def invalidate(doc=None, method=None) -> None:
 	"""doc_events hook (User, Has Role, DocPerm, Custom DocPerm, User Permission, Agent Role Policy)."""
 	frappe.cache.set_value(GENERATION_KEY, generation() + 1, expires_in_sec=30 * 24 * 60 * 60)
+
+
+def after_migrate() -> None:
+	"""after_migrate hook: DocTypes and permissions may have come or gone with the migrate."""
+	frappe.cache.delete_value(PRESENT_KEY)
+	invalidate()
+
+
+def present_doctypes() -> set[str]:
+	"""The DocTypes installed on the site (those of inactive domains left out, as the desk's boot
+	counts them), kept in Redis so that a turn does not read every DocType again."""
+	cached = frappe.cache.get_value(PRESENT_KEY, expires=True)
+	if cached is None:
+		active = set(frappe.get_active_domains())
+		# Site structure, not business data: the same list the desk's boot reads for everyone.
+		rows = frappe.get_all("DocType", fields=["name", "restrict_to_domain"])
+		cached = sorted(r.name for r in rows if not r.restrict_to_domain or r.restrict_to_domain in active)
+		frappe.cache.set_value(PRESENT_KEY, cached, expires_in_sec=TTL_SECONDS)
+	return set(cached)
 
 
 def policy_rows() -> list[dict]:
@@ -59,8 +79,13 @@ def policy_limits() -> list[dict]:
 
 
 def site_policy() -> RolePolicy:
-	"""The administrator's whole policy: rules and per-role limits."""
-	return RolePolicy.from_rows(policy_rows()).with_limits(policy_limits())
+	"""The administrator's whole policy: rules and per-role limits (read once per change of any of them)."""
+	key = f"noviz_agent:role_policy:g{generation()}"
+	cached = frappe.cache.get_value(key, expires=True)
+	if cached is None:
+		cached = {"rows": policy_rows(), "limits": [dict(row) for row in policy_limits()]}
+		frappe.cache.set_value(key, cached, expires_in_sec=TTL_SECONDS)
+	return RolePolicy.from_rows(cached["rows"]).with_limits(cached["limits"])
 
 
 def _registry_digest(registry) -> str:

@@ -17,7 +17,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import validation
-from noviz_agent.edge import frappe_governance
+from noviz_agent.edge import frappe_governance, frappe_warm
 from noviz_agent.edge.frappe_session import PROGRESS_EVENT
 from noviz_agent.engine import turn_state
 from noviz_agent.governance import budgets
@@ -157,6 +157,13 @@ def checked(state: dict) -> dict:
 	# Several readers may notice at once: only one recovers.
 	if not frappe.cache.set(_key(state["turn"], "recover"), "1", nx=True, ex=HEARTBEAT_TTL):
 		return state
+	# Read again: the turn may have ended (or moved on) since it was read above.
+	fresh = load(state["turn"])
+	if fresh is None or turn_state.is_final(fresh) or fresh.get("attempt") != state.get("attempt"):
+		return fresh or state
+	if not turn_state.is_lost(fresh, alive=_alive(fresh["turn"]), job_pending=_job_pending(fresh)):
+		return fresh
+	state = fresh
 	_settle_lost(state)
 	action, state = turn_state.recovered({**state, "reservation": None}, time.time())
 	save(state)
@@ -305,26 +312,30 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 		publish(user, turn, {"event": "answer", **_answer_event(state)})
 		return state
 	save(turn_state.started(state, time.time()))
-	try:
-		with heartbeat(turn), counting_queries() as counter:
-			reply, figures = answer(
-				state,
-				progress=progress(turn, user),
-				cancelled=lambda: stop_requested(turn),
-				on_reserved=lambda held: remember_reservation(turn, held),
+	# The heartbeat lasts until the final state is stored: a reader who saw the turn running
+	# with no heartbeat in between would take it for lost and run it a second time.
+	with heartbeat(turn):
+		try:
+			with counting_queries() as counter:
+				reply, figures = answer(
+					state,
+					progress=progress(turn, user),
+					cancelled=lambda: stop_requested(turn),
+					on_reserved=lambda held: remember_reservation(turn, held),
+				)
+				frappe.db.commit()
+			figures["queries"] = counter["queries"]
+			figures["preloaded"] = frappe_warm.preloaded()
+			state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
+		except Exception:
+			frappe.db.rollback()
+			frappe.log_error(title=f"Noviz agent: background turn {turn} failed")
+			state = turn_state.failed(
+				load(turn) or state,
+				_("The answer could not be finished; the error was logged for your administrator."),
+				time.time(),
 			)
-			frappe.db.commit()
-		figures["queries"] = counter["queries"]
-		state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
-	except Exception:
-		frappe.db.rollback()
-		frappe.log_error(title=f"Noviz agent: background turn {turn} failed")
-		state = turn_state.failed(
-			load(turn) or state,
-			_("The answer could not be finished; the error was logged for your administrator."),
-			time.time(),
-		)
-	save(state)
+		save(state)
 	release_conversation(state["conversation"], turn)
 	if state["status"] == turn_state.ERROR:
 		response = state.get("response") or {}

@@ -15,10 +15,11 @@ from unittest import mock
 
 import frappe
 
-from noviz_agent import api, kept_results, tasks
-from noviz_agent.edge import frappe_session, frappe_turns
+from noviz_agent import api, kept_results, records, tasks
+from noviz_agent.edge import frappe_allowance, frappe_session, frappe_turns
 from noviz_agent.engine import turn_state
 from noviz_agent.engine.errors import NotFound
+from noviz_agent.engine.similarity import default_embedder
 from noviz_agent.testing import answer, call
 from noviz_agent.tests.test_agent_api import AgentTestCase
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES
@@ -63,6 +64,39 @@ CLEANUP = textwrap.dedent(
 			frappe.delete_doc(doctype, name, ignore_permissions=True, force=True)
 	frappe.db.commit()
 	frappe.destroy()
+	"""
+)
+
+
+# A background worker's process: the app preloaded before any site, then a job forked from it.
+PRELOAD = textwrap.dedent(
+	"""
+	import json, os, sys
+	import frappe
+	from noviz_agent.edge import frappe_warm
+	figures = frappe_warm.preload()
+	from noviz_agent import tools
+	from noviz_agent.edge import frappe_session, frappe_sops
+	built = tools.registry.cache_info().currsize == 1
+	registry = tools.registry()
+	parent = {"site": getattr(frappe.local, "site", None), "db": getattr(frappe.local, "db", None) is not None,
+		"built": list(figures), "registry_built": built}
+	read, write = os.pipe()
+	pid = os.fork()
+	if pid == 0:
+		os.close(read)
+		frappe.init(site=sys.argv[1])
+		frappe.connect()
+		child = {"modules": all(m in sys.modules for m in frappe_warm.MODULES),
+			"same_registry": frappe_session.registry() is registry and registry is not None,
+			"tools": len(registry), "matcher": frappe_sops._matcher is not None}
+		frappe.destroy()
+		os.write(write, json.dumps(child).encode())
+		os._exit(0)
+	os.close(write)
+	os.waitpid(pid, 0)
+	child = json.loads(os.read(read, 65536).decode())
+	print(json.dumps({"parent": parent, "child": child}))
 	"""
 )
 
@@ -207,6 +241,32 @@ class TestBackgroundTurns(BackgroundTestCase):
 		# A stale job of the first attempt, run late, does nothing.
 		self.assertIsNone(self.run_job(reply["turn"], attempt=1))
 
+	def test_a_turn_being_stored_is_not_taken_for_lost_and_run_again(self):
+		reply = self.queue_turn(SALES, "Show my customers", [answer("Your customers.")])
+		seen = []
+		finished = turn_state.finished
+
+		def read_while_storing(state, *args, **kwargs):
+			# The chat polls between the end of the answer and the final state being stored.
+			seen.append(api.turn_status(reply["turn"]))
+			return finished(state, *args, **kwargs)
+
+		with mock.patch.object(turn_state, "finished", read_while_storing):
+			self.run_job(reply["turn"])
+		self.assertEqual([(s["status"], s["attempt"]) for s in seen], [("running", 1)])
+		self.assertEqual([q["attempt"] for q in self.queued], [1], "the turn must not be queued again")
+		final = api.turn_status(reply["turn"])
+		self.assertEqual((final["status"], final["attempt"]), ("done", 1))
+
+	def test_a_lost_turn_that_ended_meanwhile_is_not_queued_again(self):
+		reply = self.queue_turn(SALES, "Show my customers", [answer("Your customers.")])
+		stale = turn_state.started(frappe_turns.load(reply["turn"]), 0)
+		frappe_turns.save(stale)
+		self.run_job(reply["turn"], attempt=1)  # the job of attempt 1 runs and finishes
+		# A reader still holding the running state from before the job ended decides on a fresh read.
+		self.assertEqual(frappe_turns.checked(stale)["status"], "done")
+		self.assertEqual([q["attempt"] for q in self.queued], [1])
+
 	def test_the_registry_is_built_once_per_process(self):
 		values = frappe_session.load_settings()
 		frappe.set_user(SALES)
@@ -247,6 +307,68 @@ class TestAcrossProcesses(BackgroundTestCase):
 		settings.update({"enable_writes": 1, "use_knowledge": 0, "rate_limit_per_hour": 1000})
 		settings.save(ignore_permissions=True)
 		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+
+
+class TestWarmWorkers(AgentTestCase):
+	def test_a_preloaded_worker_forks_jobs_that_find_the_app_and_its_registry_built(self):
+		out = json.loads(_python(PRELOAD))
+		# Preloading touches no site: nothing of a site or a person can leak into the forked jobs.
+		self.assertEqual((out["parent"]["site"], out["parent"]["db"]), (None, False), out)
+		self.assertIn("registry", out["parent"]["built"])
+		self.assertTrue(out["parent"]["registry_built"], "the preload must build the registry itself")
+		child = out["child"]
+		self.assertTrue(child["modules"], child)
+		self.assertTrue(child["same_registry"], "the job must reuse the registry built before the fork")
+		self.assertEqual(child["tools"], len(frappe_session.registry()))
+		self.assertEqual(child["matcher"], default_embedder() is not None)
+
+	def test_a_migrate_forgets_the_cached_doctype_list_and_every_allowance(self):
+		self.assertIn("noviz_agent.edge.frappe_allowance.after_migrate", frappe.get_hooks("after_migrate"))
+		frappe.cache.set_value(frappe_allowance.PRESENT_KEY, ["Note"])
+		self.assertNotIn("Sales Invoice", frappe_allowance.present_doctypes())
+		before = frappe_allowance.generation()
+		frappe_allowance.after_migrate()
+		self.assertIn("Sales Invoice", frappe_allowance.present_doctypes())
+		self.assertGreater(frappe_allowance.generation(), before)
+
+
+class TestRecording(AgentTestCase):
+	def test_a_conversation_that_cannot_be_stored_leaves_its_log_with_no_link_to_it(self):
+		with mock.patch.object(records, "turn_values", side_effect=RuntimeError("disk full")):
+			reply = self.send_as(SALES, "hello", [answer("Hello.")])
+		self.assertIsNone(reply["conversation"])
+		log = frappe.get_doc("Agent Interaction Log", reply["log"])
+		self.assertEqual(log.failed, 1)
+		self.assertIn("Could not store the turn", log.error)
+		self.assertIn("disk full", log.error)
+		# The log was written naming the conversation chosen for it; that conversation never came to be.
+		self.assertIsNone(log.conversation)
+
+	def test_a_later_turn_adds_its_row_and_keeps_every_earlier_turn_as_it_was(self):
+		first = self.send_as(SALES, "one", [answer("First.")])
+		name = first["conversation"]
+		before = frappe.get_doc("Agent Conversation", name)
+		for question in ("two", "three"):
+			reply = self.send_as(SALES, question, [answer(f"Answer to {question}.")], conversation=name)
+			self.assertEqual(reply["conversation"], name)
+		after = frappe.get_doc("Agent Conversation", name)
+		self.assertEqual([t.question for t in after.turns], ["one", "two", "three"])
+		self.assertEqual([t.idx for t in after.turns], [1, 2, 3])
+		self.assertEqual(after.turn_count, 3)
+		self.assertEqual(after.turns[0].as_dict()["answer"], before.turns[0].answer)
+		self.assertEqual(after.turns[2].answer, "Answer to three.")
+		self.assertEqual(frappe.db.get_value("Agent Interaction Log", reply["log"], "conversation"), name)
+		self.assertEqual(after.turns[2].log, reply["log"])
+		self.assertGreaterEqual(after.last_activity, before.last_activity)
+		self.assertGreaterEqual(after.modified, before.modified)
+
+	def test_a_stored_turn_links_its_log_and_conversation_both_ways(self):
+		reply = self.send_as(SALES, "hello", [answer("Hello.")])
+		log = frappe.get_doc("Agent Interaction Log", reply["log"])
+		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
+		self.assertEqual(log.conversation, conversation.name)
+		self.assertEqual(conversation.turns[0].log, log.name)
+		self.assertEqual((log.person, conversation.person), (SALES, SALES))
 
 
 class TestExport(AgentTestCase):

@@ -1,0 +1,176 @@
+"""Where one warm turn's milliseconds and database queries go, on a real site with the stub model.
+
+Runs in one process with the bench's Python (from the bench's `sites` folder):
+
+    ../env/bin/python path/to/benchmarks/turn_profile.py --site SITE --user USER [--turns 5] [--top 25]
+
+It starts the OpenAI-compatible stub in-process (no think time), points the turn's provider at
+it (Agent Settings are not changed), and runs the same questions as `benchmarks/load.py` inline
+through `api._answer`, the path a background job takes. The first turn of the process is cold
+(imports, registry, first reads of cached docs) unless `--preload` warms the process first, as
+a background worker does before it forks a job; the rest are warm. Every turn is rolled back,
+so nothing is left on the site (the rate and budget counters in Redis do move).
+
+Prints: the cold and the warm turns' engine time (wall time minus time in the model), the warm
+turns' queries, grouped by statement shape with their counts, and the cProfile functions with the
+largest cumulative time over the warm turns.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import re
+import statistics
+import sys
+import time
+from collections import Counter
+
+# benchmarks/knowledge.py would shadow the app's `knowledge` package: this folder leaves the path.
+sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
+
+QUESTIONS = (
+	"Show my recent sales invoices",
+	"List customers",
+	"Show my recent sales orders",
+	"List items",
+	"Show the recent purchase invoices",
+)
+
+
+def shape(query: str) -> str:
+	"""A query with its values removed, so repeated reads of different rows group together."""
+	text = " ".join(str(query).split())
+	text = re.sub(r"'(?:[^'\\]|\\.)*'", "?", text)
+	text = re.sub(r"\b\d+(\.\d+)?\b", "?", text)
+	text = re.sub(r"\(\s*\?(\s*,\s*\?)*\s*\)", "(?…)", text)
+	return text[:160]
+
+
+def main(argv: list[str] | None = None) -> int:
+	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+	parser.add_argument("--site", required=True)
+	parser.add_argument("--user", required=True, help="a desk user with Sales User / Accounts User roles")
+	parser.add_argument("--turns", type=int, default=5, help="turns in all; the first is the cold one")
+	parser.add_argument("--top", type=int, default=25, help="cProfile rows to print")
+	parser.add_argument(
+		"--preload",
+		action="store_true",
+		help="preload the app first, as a warm background worker does before it forks a job",
+	)
+	parser.add_argument(
+		"--profile-first", action="store_true", help="profile the first turn, not the warm ones"
+	)
+	args = parser.parse_args(argv)
+
+	import frappe
+
+	began = time.perf_counter()
+	preloaded = None
+	if args.preload:
+		from noviz_agent.edge import frappe_warm
+
+		preloaded = frappe_warm.preload()
+		began = time.perf_counter()
+	frappe.init(site=args.site)
+	frappe.connect()
+	from noviz_agent import api
+	from noviz_agent.edge import frappe_session
+	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
+	from noviz_agent.testing.stub_provider import StubProvider
+
+	imported_ms = (time.perf_counter() - began) * 1000
+	stub = StubProvider(verbose=False)
+	stub.start()
+	try:
+		frappe_session.provider_factory = lambda values: OpenAICompatibleProvider(
+			ProviderSettings(stub.base_url, model="stub-model")
+		)
+		loaded = frappe_session.load_settings
+		frappe_session.load_settings = lambda with_secrets=False: {
+			**loaded(with_secrets),
+			"use_knowledge": 0,
+			"rate_limit_per_hour": 100000,
+			"tokens_per_minute": 0,
+		}
+		frappe.set_user(args.user)
+		profile = cProfile.Profile()
+		queries: Counter = Counter()
+		first_queries: Counter = Counter()
+		metas: Counter = Counter()  # DocTypes whose meta was read from the database, not the cache
+		rows = []
+		for n in range(args.turns):
+			question = f"{QUESTIONS[n % len(QUESTIONS)]} (profile #{n})"
+			warm = n > 0
+			profiled = n == 0 if args.profile_first else warm
+			seen: list[str] = []
+			original = frappe.db.sql
+
+			def sql(query, *a, _seen=seen, _original=original, **k):
+				_seen.append(shape(query))
+				if "SELECT * FROM `tabDocType` WHERE `name`" in str(query):
+					metas.update([str((a[0] if a else k.get("values")) or "")[:60]])
+				return _original(query, *a, **k)
+
+			frappe.db.sql = sql
+			if profiled:
+				profile.enable()
+			try:
+				reply, figures = api._answer(
+					args.user,
+					frappe_session.load_settings(with_secrets=True),
+					question,
+					None,
+					frappe.generate_hash(length=12),
+					frappe.generate_hash(length=10),
+				)
+			finally:
+				if profiled:
+					profile.disable()
+				frappe.db.sql = original
+				frappe.db.rollback()
+			kind = (reply.get("response") or {}).get("type")
+			rows.append({**figures, "queries": len(seen), "warm": warm, "type": kind})
+			if warm:
+				queries.update(seen)
+			else:
+				first_queries = Counter(seen)
+				metas.clear()
+	finally:
+		stub.stop()
+		frappe.destroy()
+
+	if preloaded is not None:
+		print(f"preloaded in {sum(preloaded.values()):.0f} ms: {preloaded}")
+	print(f"site connected and app imported: {imported_ms:.0f} ms")
+	for n, row in enumerate(rows):
+		label = "warm" if row["warm"] else "cold"
+		print(
+			f"turn {n + 1} ({label}): engine {row['engine_ms']:7.1f} ms, model {row['model_ms']:6.1f} ms"
+			f" in {row['model_calls']} calls, {row['queries']} queries, answer {row['type']}"
+		)
+	print("\nqueries of the first turn, by shape (count):")
+	for text, count in first_queries.most_common():
+		print(f"  {count:5d}  {text}")
+	warm = [r for r in rows if r["warm"]]
+	if warm:
+		print(
+			f"warm turns: engine median {statistics.median(r['engine_ms'] for r in warm):.1f} ms,"
+			f" queries median {statistics.median(r['queries'] for r in warm):.0f}"
+		)
+		print(f"\nqueries over {len(warm)} warm turns, by shape (count per turn):")
+		for text, count in queries.most_common():
+			print(f"  {count / len(warm):5.1f}  {text}")
+		print(f"\nDocType meta read from the database in warm turns: {dict(metas) or 'none'}")
+		out = io.StringIO()
+		pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.top)
+		which = "the first turn" if args.profile_first else "warm turns together"
+		print(f"\ncProfile, {which}, by cumulative time:\n{out.getvalue()}")
+	return 0
+
+
+if __name__ == "__main__":
+	raise SystemExit(main())
