@@ -36,7 +36,10 @@ CATEGORIES = {
 		"tests/trust/test_chart_markup.py",
 	],
 	"faults: provider, tools, limits": ["tests/engine/test_llm_provider.py", "tests/engine/test_loop.py"],
-	"bad input: person, model, browser": ["tests/trust/test_bad_input.py", "tests/edge/test_edge_validation.py"],
+	"bad input: person, model, browser": [
+		"tests/trust/test_bad_input.py",
+		"tests/edge/test_edge_validation.py",
+	],
 	"secrets: keys in output or other hosts": [
 		"tests/trust/test_secrets_scan.py",
 		"tests/trust/test_secrets_and_limits.py",
