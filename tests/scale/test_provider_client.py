@@ -38,3 +38,31 @@ def test_a_kept_client_is_chosen_by_headers_and_timeout_too():
 	assert headed.client is not plain.client and slow.client is not plain.client
 	assert headed.client.default_headers.get("X-Org") == "1"
 	assert slow.client.timeout == plain.settings.timeout + 30
+
+
+def test_the_body_posted_as_is_equals_what_the_sdks_create_sends():
+	from noviz_agent.testing.stub_provider import StubProvider
+
+	tools = [
+		{
+			"type": "function",
+			"function": {
+				"name": "customer__list",
+				"description": "List customers.",
+				"parameters": {"type": "object", "properties": {"limit": {"type": "integer"}}},
+			},
+		}
+	]
+	messages = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "List customers"}]
+	with StubProvider(rules=False) as stub:
+		stub.push(text="one").push(text="two")
+		settings = ProviderSettings(
+			stub.base_url, model="m", temperature=0.1, max_tokens=300, extra_body={"top_k": 20}
+		)
+		provider = OpenAICompatibleProvider(settings)
+		assert provider.complete(messages, tools).text == "one"
+		request = provider.request(messages, tools)
+		provider.client.chat.completions.create(**request, timeout=30)
+		posted, created = stub.chat_requests
+	assert posted == created
+	assert posted["top_k"] == 20 and posted["tools"] == request["tools"] and "extra_body" not in posted

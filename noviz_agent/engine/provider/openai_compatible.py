@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
@@ -111,14 +112,26 @@ class OpenAICompatibleProvider:
 		seconds = timeout or self.settings.timeout
 		started = time.monotonic()
 		try:
-			response, attempts = self.retry.run(
-				lambda: self.client.chat.completions.create(**request, timeout=seconds)
-			)
+			response, attempts = self.retry.run(lambda: self._create(request, seconds))
 		except GaveUp as exc:
 			raise self._failure(exc.fault, exc.attempts, seconds) from None
 		reply = self._reply(response, tools, attempts)
 		reply.latency_ms = round((time.monotonic() - started) * 1000, 1)
 		return reply
+
+	def _create(self, request: dict[str, Any], seconds: float) -> Any:
+		"""POST the request body as it is. The SDK's `create` first walks the whole body against its
+		typed parameters (every message and tool schema, ~5 ms a call) to rename aliased keys that
+		chat requests do not have; the JSON sent is the same. A client without `post` (a test
+		double) gets `create`."""
+		post = getattr(self.client, "post", None)
+		if post is None or not isinstance(self.client, openai.OpenAI):
+			return self.client.chat.completions.create(**request, timeout=seconds)
+		body = {k: v for k, v in request.items() if k != "extra_body"}
+		options: dict[str, Any] = {"timeout": seconds}
+		if request.get("extra_body"):
+			options["extra_json"] = request["extra_body"]
+		return post("/chat/completions", cast_to=ChatCompletion, body=body, options=options)
 
 	def _reply(self, response: Any, tools: list[dict], attempts: int) -> ModelReply:
 		try:
