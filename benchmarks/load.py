@@ -14,14 +14,15 @@ Bounded: at most people x turns turns, and it stops by itself after --max-second
 
 Prints: turns per second; p50/p95/p99 time to answer (send to final state, seen by the client);
 engine overhead per turn (the turn job's wall time minus the time spent waiting for the model,
-measured in the job); queue wait; database queries per turn (inside the job); peak resident
+measured in the job) and the CPU time of the job's process during the turn (time.process_time);
+the worker mode the turns ran in (fork / no-fork); queue wait; database queries per turn (inside the job); peak resident
 memory per web and background worker process (sampled from /proc, this machine only);
 errors and lost turns. `--kill-worker-at S` kills one busy background worker (and its job
 process) S seconds in, to show that its turns are retried or end with a clear message.
 
 Workers: run several plain `bench worker` processes (the app preloads itself in each before
 RQ forks a job: "turns run by a preloaded worker" says whether it did) or `bench noviz-agent
-worker` (then pass `--worker-match "noviz-agent worker"`), and gunicorn with several workers.
+worker [--no-fork]` (then pass `--worker-match "noviz-agent worker"`), and gunicorn with several workers.
 
 Setup it does (as Administrator, over the REST API): creates the desk users
 `noviz.load.NN@example.com` (Sales User, Accounts User) if missing; with `--configure`, points
@@ -173,8 +174,19 @@ class MemorySampler(threading.Thread):
 					self.peaks["job"] = max(self.peaks["job"], rss_mb(child))
 
 
+def threads(pid: int) -> int:
+	try:
+		return len(list(Path(f"/proc/{pid}/task").iterdir()))
+	except OSError:
+		return 0
+
+
 def kill_busy_worker(worker_match: str) -> str:
-	"""SIGKILL one background worker that is running a job, and its job process."""
+	"""SIGKILL one background worker that is running a job, and its job process.
+
+	A forking worker is busy while it has a job process; a no-fork worker (`--no-fork`) runs the
+	turn itself and is busy while the turn's heartbeat thread runs beside its main thread.
+	"""
 	for pid in processes(worker_match):
 		busy = children(pid)
 		if busy:
@@ -184,6 +196,13 @@ def kill_busy_worker(worker_match: str) -> str:
 				except OSError:
 					pass
 			return f"killed worker {pid} and its job process {busy}"
+	for pid in processes(worker_match):
+		if threads(pid) > 1:
+			try:
+				os.kill(pid, signal.SIGKILL)
+			except OSError:
+				continue
+			return f"killed no-fork worker {pid} in the middle of a turn"
 	return "no busy worker found to kill"
 
 
@@ -358,6 +377,7 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(line("time to answer (client)", [r["answer_ms"] for r in answered]))
 	print(line("send reply (client)", [r["send_ms"] for r in answered if "send_ms" in r]))
 	print(line("engine overhead per turn (job)", [f["engine_ms"] for f in figures if "engine_ms" in f]))
+	print(line("CPU time per turn (job process)", [f["cpu_ms"] for f in figures if "cpu_ms" in f]))
 	print(line("model time per turn (stub)", [f["model_ms"] for f in figures if "model_ms" in f]))
 	print(
 		line(
@@ -372,6 +392,8 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 			unit="q",
 		)
 	)
+	modes = sorted({f.get("worker_mode", "fork (not recorded)") for f in figures})
+	print(f"worker mode of the turns: {', '.join(modes) or 'unknown'}")
 	warm = [f for f in figures if "preloaded" in f]
 	if warm:
 		print(f"turns run by a preloaded worker: {sum(1 for f in warm if f['preloaded'])} of {len(warm)}")

@@ -205,16 +205,44 @@ def knowledge_status(context):
 	type=click.Choice(["round_robin", "random"]),
 	help="Dequeuing strategy (frappe's worker option).",
 )
-def worker(queue, quiet, burst, strategy):
+@click.option(
+	"--no-fork",
+	is_flag=True,
+	default=False,
+	help="Run each job in the worker process (RQ's SimpleWorker): every turn after the first is warm.",
+)
+@click.option(
+	"--max-jobs",
+	type=click.IntRange(min=0),
+	default=1000,
+	show_default=True,
+	help="With --no-fork: exit after this many jobs so supervisor starts a fresh worker (0: no limit).",
+)
+@click.option(
+	"--max-memory",
+	type=click.IntRange(min=0),
+	default=1024,
+	show_default=True,
+	help="With --no-fork: exit after a job that leaves the worker above this many MB resident (0: no limit).",
+)
+def worker(queue, quiet, burst, strategy, no_fork, max_jobs, max_memory):
 	"""Frappe's background worker, with the agent preloaded so every job starts warm."""
 	from frappe.utils.background_jobs import start_worker
 
-	from noviz_agent.edge import frappe_warm
+	from noviz_agent.edge import frappe_warm, frappe_worker
 
 	figures = frappe_warm.preload()
 	if not quiet:
-		click.echo(f"noviz-agent worker: preloaded in {sum(figures.values()):.0f} ms {figures}", err=True)
-	start_worker(queue, quiet=quiet, burst=burst, strategy=strategy)
+		mode = "no-fork" if no_fork else "fork"
+		click.echo(
+			f"noviz-agent worker ({mode}): preloaded in {sum(figures.values()):.0f} ms {figures}", err=True
+		)
+	if no_fork:
+		frappe_worker.start(
+			queue, quiet=quiet, burst=burst, strategy=strategy, max_jobs=max_jobs, max_memory_mb=max_memory
+		)
+	else:
+		start_worker(queue, quiet=quiet, burst=burst, strategy=strategy)
 
 
 def _preload_in_worker() -> None:

@@ -316,6 +316,7 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 	# with no heartbeat in between would take it for lost and run it a second time.
 	with heartbeat(turn):
 		try:
+			cpu_began = time.process_time()
 			with counting_queries() as counter:
 				reply, figures = answer(
 					state,
@@ -325,7 +326,10 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 				)
 				frappe.db.commit()
 			figures["queries"] = counter["queries"]
+			# CPU time of this process during the turn (the heartbeat thread's share is negligible).
+			figures["cpu_ms"] = round((time.process_time() - cpu_began) * 1000, 1)
 			figures["preloaded"] = frappe_warm.preloaded()
+			figures["worker_mode"] = frappe_warm.worker_mode()
 			state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
 		except Exception:
 			frappe.db.rollback()

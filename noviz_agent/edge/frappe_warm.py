@@ -59,6 +59,19 @@ MODULES = (
 # Set when the process is a background worker that preloads; run-time code never depends on it.
 _done: dict = {}
 
+FORK, NO_FORK = "fork", "no-fork"
+# How this process runs jobs: set by the no-fork worker (edge/frappe_worker.py); figures only.
+_mode: dict = {}
+
+
+def mark_mode(mode: str) -> None:
+	_mode["mode"] = mode
+
+
+def worker_mode() -> str:
+	"""'no-fork' in a worker that runs jobs in its own process, else 'fork' (RQ's default)."""
+	return _mode.get("mode", FORK)
+
 
 def preloaded() -> bool:
 	"""Whether this process (or the worker it was forked from) preloaded the app."""

@@ -43,3 +43,13 @@ def test_a_background_worker_is_recognised_so_its_jobs_start_warm(argv, command)
 )
 def test_other_bench_commands_do_not_pay_for_a_preload_they_do_not_use(argv):
 	assert frappe_warm.worker_command(argv) is None
+
+
+def test_turn_figures_name_the_worker_mode_the_process_was_marked_with():
+	assert frappe_warm.worker_mode() == frappe_warm.FORK  # RQ's default: a job forked per turn
+	frappe_warm.mark_mode(frappe_warm.NO_FORK)
+	try:
+		assert frappe_warm.worker_mode() == "no-fork"
+	finally:
+		frappe_warm._mode.clear()
+	assert frappe_warm.worker_mode() == frappe_warm.FORK

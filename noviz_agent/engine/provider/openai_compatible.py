@@ -10,6 +10,7 @@ appears in a repr or a message.
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 import time
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
@@ -25,7 +27,7 @@ from noviz_agent.engine.provider.schemas import dialect_for, for_provider
 from noviz_agent.engine.provider.settings import ProviderSettings
 from noviz_agent.engine.provider.text_calls import clean_name, parse_text_tool_calls
 
-__all__ = ["PLACEHOLDER_KEY", "OpenAICompatibleProvider", "ProviderFailure"]
+__all__ = ["PLACEHOLDER_KEY", "OpenAICompatibleProvider", "ProviderFailure", "shared_client"]
 
 # Local servers ignore the key, but the SDK refuses an empty one and would otherwise fall back
 # to OPENAI_API_KEY from the environment, sending a real key to whatever server is configured.
@@ -43,6 +45,23 @@ class ProviderFailure(ProviderError):
 		self.status = status
 
 
+@functools.lru_cache(maxsize=16)
+def shared_client(base_url: str, api_key: str, timeout: float, headers: tuple = ()) -> openai.OpenAI:
+	"""One HTTP client per process for each server, key, timeout and headers, reused by every turn.
+
+	Building a client builds its TLS context (reading the CA bundle: tens of milliseconds), and a
+	kept client keeps its connections open. It holds no person's data: the key is part of what
+	selects it, so a key is only ever sent with the settings it came with. Thread-safe (httpx).
+	"""
+	return openai.OpenAI(
+		base_url=base_url,
+		api_key=api_key,
+		timeout=timeout,
+		max_retries=0,
+		default_headers=dict(headers) or None,
+	)
+
+
 class OpenAICompatibleProvider:
 	"""Chat completions over the `openai` SDK, with our own retry policy (the SDK's retries are off)."""
 
@@ -57,12 +76,11 @@ class OpenAICompatibleProvider:
 		self.settings = settings
 		self.dialect = dialect_for(settings.base_url)
 		self.retry = RetryPolicy(settings.max_retries, sleep=sleep, rng=rng, where=settings.base_url)
-		self.client = client or openai.OpenAI(
-			base_url=settings.base_url,
-			api_key=settings.api_key or PLACEHOLDER_KEY,
-			timeout=settings.timeout,
-			max_retries=0,
-			default_headers=dict(settings.extra_headers) or None,
+		self.client = client or shared_client(
+			settings.base_url,
+			settings.api_key or PLACEHOLDER_KEY,
+			settings.timeout,
+			tuple(sorted(dict(settings.extra_headers).items())),
 		)
 
 	def __repr__(self) -> str:
@@ -94,14 +112,26 @@ class OpenAICompatibleProvider:
 		seconds = timeout or self.settings.timeout
 		started = time.monotonic()
 		try:
-			response, attempts = self.retry.run(
-				lambda: self.client.chat.completions.create(**request, timeout=seconds)
-			)
+			response, attempts = self.retry.run(lambda: self._create(request, seconds))
 		except GaveUp as exc:
 			raise self._failure(exc.fault, exc.attempts, seconds) from None
 		reply = self._reply(response, tools, attempts)
 		reply.latency_ms = round((time.monotonic() - started) * 1000, 1)
 		return reply
+
+	def _create(self, request: dict[str, Any], seconds: float) -> Any:
+		"""POST the request body as it is. The SDK's `create` first walks the whole body against its
+		typed parameters (every message and tool schema, ~5 ms a call) to rename aliased keys that
+		chat requests do not have; the JSON sent is the same. A client without `post` (a test
+		double) gets `create`."""
+		post = getattr(self.client, "post", None)
+		if post is None or not isinstance(self.client, openai.OpenAI):
+			return self.client.chat.completions.create(**request, timeout=seconds)
+		body = {k: v for k, v in request.items() if k != "extra_body"}
+		options: dict[str, Any] = {"timeout": seconds}
+		if request.get("extra_body"):
+			options["extra_json"] = request["extra_body"]
+		return post("/chat/completions", cast_to=ChatCompletion, body=body, options=options)
 
 	def _reply(self, response: Any, tools: list[dict], attempts: int) -> ModelReply:
 		try:

@@ -1,0 +1,95 @@
+"""A background worker that runs jobs in its own process (`bench noviz-agent worker --no-fork`).
+
+RQ's default worker forks a work horse for every job: each job starts from the preloaded
+worker (edge/frappe_warm.py) but loses what it built when it exits - frappe's per-process
+caches, the parsed SQL patterns, the provider's HTTP client and its TLS context. RQ's
+SimpleWorker runs the job in the worker process itself, so every turn after the first one is a
+warm turn. Frappe's `execute_job` still does `frappe.init`, `frappe.connect`, `set_user` and
+`frappe.destroy` around each job, so a job's site, database connection, person and request
+caches (`frappe.local`) end with it; the app keeps only immutable per-process caches (registry,
+prompts, embeddings, the HTTP client) between jobs.
+
+Trade-offs (README, "Background workers for the agent"):
+- a job that crashes the process (a segfault, the OOM killer, SIGKILL) takes the worker down
+  with it; supervisor starts it again and the turn is recovered as after any killed worker
+  (edge/frappe_turns.py: retried once, or ended with a clear message);
+- memory is not reset between jobs. It is bounded: after `max_jobs` jobs, or as soon as the
+  resident memory passes `max_memory_mb` after a job, the worker finishes and exits normally
+  so that supervisor starts a fresh one;
+- the job's timeout is RQ's own (SIGALRM in the worker process), as in a forking worker.
+"""
+
+from __future__ import annotations
+
+import resource
+import sys
+from pathlib import Path
+
+from rq.worker import SimpleWorker
+
+DEFAULT_MAX_JOBS = 1000
+DEFAULT_MAX_MEMORY_MB = 1024
+
+
+def resident_mb() -> float:
+	"""This process's resident memory now (Linux /proc), or its peak where /proc is missing."""
+	try:
+		for row in Path("/proc/self/status").read_text().splitlines():
+			if row.startswith("VmRSS:"):
+				return int(row.split()[1]) / 1024
+	except OSError:
+		pass
+	return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+class NoForkWorker(SimpleWorker):
+	"""SimpleWorker that stops itself (to be restarted fresh) once its memory passes a bound."""
+
+	max_memory_mb: float = DEFAULT_MAX_MEMORY_MB
+
+	def execute_job(self, job, queue):
+		super().execute_job(job, queue)
+		used = resident_mb()
+		if self.max_memory_mb and used > self.max_memory_mb:
+			self.log.info(
+				"Worker %s: %.0f MB resident after a job, above %.0f MB: stopping for a fresh start",
+				self.key,
+				used,
+				self.max_memory_mb,
+			)
+			self._stop_requested = True
+
+
+def start(
+	queue: str | None = None,
+	quiet: bool = False,
+	burst: bool = False,
+	strategy=None,
+	max_jobs: int | None = DEFAULT_MAX_JOBS,
+	max_memory_mb: float = DEFAULT_MAX_MEMORY_MB,
+) -> None:  # pragma: no cover - runs until stopped; the site test runs it with burst
+	"""Frappe's `start_worker`, with the no-fork worker class and the two bounds."""
+	import frappe
+	from frappe.utils.background_jobs import _freeze_gc, get_queue_list, get_redis_conn, set_niceness
+	from rq.worker import DequeueStrategy
+
+	from noviz_agent.edge import frappe_warm
+
+	frappe_warm.mark_mode(frappe_warm.NO_FORK)
+	_freeze_gc()
+	with frappe.init_site():
+		connection = get_redis_conn()
+		names = [q.strip() for q in queue.split(",")] if queue else None
+		queues = get_queue_list(names, build_queue_name=True)
+	set_niceness()
+	worker = NoForkWorker(queues, connection=connection)
+	worker.max_memory_mb = float(max_memory_mb or 0)
+	worker.work(
+		logging_level="WARNING" if quiet else "INFO",
+		burst=burst,
+		date_format="%Y-%m-%d %H:%M:%S",
+		log_format="%(asctime)s,%(msecs)03d %(message)s",
+		dequeue_strategy=strategy or DequeueStrategy.DEFAULT,
+		max_jobs=max_jobs or None,
+	)
+	sys.stdout.flush()
