@@ -58,13 +58,6 @@ def _indices(ratios: np.ndarray, positions: np.ndarray, m: int, multiplicative: 
 	return index / index.mean() if multiplicative else index - index.mean()
 
 
-def seasonal_indices(y: np.ndarray, m: int, multiplicative: bool) -> np.ndarray:
-	"""One index per position in the season (classical decomposition, medians per position)."""
-	trend, positions = _centred_trend(y, m)
-	ratios = y[positions] / trend if multiplicative else y[positions] - trend
-	return _indices(ratios, positions, m, multiplicative)
-
-
 def latest_indices(
 	y: np.ndarray, m: int, multiplicative: bool, cycles: int | None
 ) -> tuple[np.ndarray | None, float]:
