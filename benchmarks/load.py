@@ -46,12 +46,9 @@ from pathlib import Path
 
 import requests
 
-QUESTIONS = (
-	"Show my recent sales invoices",
-	"List customers",
-	"Show my recent sales orders",
-	"List items",
-	"Show the recent purchase invoices",
+# The questions each person asks in turn; benchmarks/turn_profile.py profiles the same ones.
+QUESTIONS = tuple(
+	json.loads((Path(__file__).parent / "data" / "load_questions.json").read_text(encoding="utf-8"))
 )
 ROLES = ("Sales User", "Accounts User")
 PASSWORD = "Noviz-Load-2026!"

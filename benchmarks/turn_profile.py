@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import io
+import json
 import os
 import pstats
 import re
@@ -28,16 +29,14 @@ import statistics
 import sys
 import time
 from collections import Counter
+from pathlib import Path
 
 # benchmarks/knowledge.py would shadow the app's `knowledge` package: this folder leaves the path.
 sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != os.path.dirname(os.path.abspath(__file__))]
 
-QUESTIONS = (
-	"Show my recent sales invoices",
-	"List customers",
-	"Show my recent sales orders",
-	"List items",
-	"Show the recent purchase invoices",
+# The questions of benchmarks/load.py.
+QUESTIONS = tuple(
+	json.loads((Path(__file__).parent / "data" / "load_questions.json").read_text(encoding="utf-8"))
 )
 
 
