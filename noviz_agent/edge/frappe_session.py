@@ -48,37 +48,14 @@ def load_settings(with_secrets: bool = False) -> dict:
 
 
 def _secrets(doc) -> dict:
-	"""The API keys, decrypted: one read of frappe's password table for the keys that are set, none if none is.
+	"""The API keys, decrypted with frappe's `get_password`; a key that is not set is not read at all.
 
-	The same as `doc.get_password(field)` per field, which reads the table once per field, set or not.
+	An unreadable key counts as none, as `get_password(raise_exception=False)` gives it.
 	"""
-	from frappe.utils.password import Auth, decrypt
-
 	values = dict.fromkeys(PASSWORD_FIELDS, "")
-	stored = []
 	for field in PASSWORD_FIELDS:
-		shown = doc.get(field)
-		if shown and not doc.is_dummy_password(shown):
-			values[field] = shown  # not saved yet: the plain value is on the document
-		elif shown:
-			stored.append(field)
-	if not stored:
-		return values
-	rows = (
-		frappe.qb.from_(Auth)
-		.select(Auth.fieldname, Auth.password)
-		.where(
-			(Auth.doctype == SETTINGS)
-			& (Auth.name == SETTINGS)
-			& Auth.fieldname.isin(stored)
-			& (Auth.encrypted == 1)
-		)
-	).run()
-	for field, secret in rows:
-		try:
-			values[field] = decrypt(secret, key=f"{SETTINGS}.{SETTINGS}.{field}") or ""
-		except frappe.ValidationError:
-			values[field] = ""  # as get_password(raise_exception=False): a key that cannot be read is none
+		if doc.get(field):
+			values[field] = doc.get_password(field, raise_exception=False) or ""
 	return values
 
 
