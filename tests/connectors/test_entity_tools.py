@@ -272,3 +272,33 @@ def test_strict_nulls_in_an_update_leave_the_other_fields_unchanged(registry):
 	assert [f["key"] for f in result.proposal["fields"]] == ["po_no"]
 	done = confirm(session, result.proposal["token"])
 	assert done.ok and done.data["fields"]["customer"] == "Acme"
+
+
+def test_short_first_page_is_counted_from_its_rows_without_a_count_query(registry):
+	session = _session(registry, page_size=10)
+	data = call_tool(
+		session, "sales_order.list", {"filters": [{"field": "status", "op": "=", "value": "Draft"}]}
+	).data
+	assert data["total"] == 1 and data["page"]["pages"] == 1
+	assert ("count", "sales_order") not in session.connector.calls
+
+
+def test_full_or_later_pages_still_ask_for_the_count(registry):
+	session = _session(registry, page_size=10)
+	first = call_tool(session, "sales_order.list", {}).data
+	assert first["total"] == 26 and session.connector.calls.count(("count", "sales_order")) == 1
+	# Past the last page no row says how many there are: the count is asked again.
+	past = call_tool(session, "sales_order.list", {"page": 4}).data
+	assert past["rows"] == [] and past["total"] == 26
+	assert session.connector.calls.count(("count", "sales_order")) == 2
+
+
+def test_rows_repeated_by_a_child_table_join_are_counted_once():
+	ent = load_model().entity("sales_order")
+	rows = [{"name": "SO-1"}, {"name": "SO-1"}, {"name": "SO-2"}]
+
+	class NoCount:
+		def count(self, *a, **k):
+			raise AssertionError("a short first page needs no count")
+
+	assert entities._total(NoCount(), ent, None, rows, 10, 0) == 2
