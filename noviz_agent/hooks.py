@@ -14,13 +14,18 @@ after_install = "noviz_agent.install.after_install"
 # A migrate may add DocTypes and change permissions: the cached DocType list and allowances go.
 after_migrate = ["noviz_agent.edge.frappe_allowance.after_migrate"]
 
-# A change to roles, permissions or the agent's role policy changes which tools a person
-# may be offered; each drops every cached allowance (see edge/frappe_allowance.py).
+# A change to roles, permissions or the agent's configuration (role policy, budgets, procedures,
+# other systems, companies) drops every cached allowance and the configuration each turn reads
+# (see edge/frappe_allowance.py).
 _invalidate = {
 	"after_insert": "noviz_agent.edge.frappe_allowance.invalidate",
 	"on_update": "noviz_agent.edge.frappe_allowance.invalidate",
 	"on_trash": "noviz_agent.edge.frappe_allowance.invalidate",
 }
+# The generation outlives `frappe.clear_cache()` (which drops the cached values themselves), so a
+# value stored late under an old generation number is never read again.
+persistent_cache_keys = ["noviz_agent:allowance_generation"]
+
 doc_events = {
 	"User": _invalidate,
 	"Has Role": _invalidate,
@@ -28,6 +33,10 @@ doc_events = {
 	"Custom DocPerm": _invalidate,
 	"User Permission": _invalidate,
 	"Agent Role Policy": _invalidate,
+	"Agent Budget": _invalidate,
+	"Agent SOP": _invalidate,
+	"Agent System": _invalidate,
+	"Company": _invalidate,
 }
 
 # What the chat needs before its first call (no secrets): the message length limit.

@@ -1,5 +1,7 @@
 """Which tools a person may be offered, cached in Redis and dropped when roles, permissions or policy change.
 
+The same generation also keeps the agent's configuration that every turn reads (`cached`).
+
 The computation is the engine's (`engine.policy.allowed_tools`); this module only feeds it
 the site's permissions and the Agent Role Policy rows, and keeps the answer per person.
 A change anywhere bumps one generation counter that is part of every cache key, so no
@@ -23,9 +25,35 @@ def generation() -> int:
 	return int(frappe.cache.get_value(GENERATION_KEY, expires=True) or 0)
 
 
-def invalidate(doc=None, method=None) -> None:
-	"""doc_events hook (User, Has Role, DocPerm, Custom DocPerm, User Permission, Agent Role Policy)."""
+def _bump() -> None:
 	frappe.cache.set_value(GENERATION_KEY, generation() + 1, expires_in_sec=30 * 24 * 60 * 60)
+
+
+def invalidate(doc=None, method=None) -> None:
+	"""doc_events hook: roles, permissions, or the agent's own configuration changed (see hooks.py).
+
+	Bumped now, for reads later in this transaction, and again when it commits or rolls back:
+	another process that read the old rows before the commit (or this one, rows that were then
+	rolled back) would otherwise keep them under the new generation.
+	"""
+	_bump()
+	frappe.db.after_commit.add(_bump)
+	frappe.db.after_rollback.add(_bump)
+
+
+def cached(name: str, build, *, user: str | None = None):
+	"""What `build()` returns, kept in Redis until roles, permissions or the agent's configuration change.
+
+	For values every turn reads that only an administrator changes (budgets, procedures, other
+	systems). With `user`, the value is that person's own (read with their permissions). The
+	generation is part of the key, so a change is seen at once; older keys expire.
+	"""
+	key = f"noviz_agent:{name}:g{generation()}" + (f":{user}" if user else "")
+	value = frappe.cache.get_value(key, expires=True)
+	if value is None:
+		value = build()
+		frappe.cache.set_value(key, value, expires_in_sec=TTL_SECONDS)
+	return value
 
 
 def after_migrate() -> None:

@@ -28,22 +28,29 @@ MICRO = 1_000_000  # cost kept in Redis as integer millionths
 # --- budgets ----------------------------------------------------------------------------
 
 
-def caps() -> list[Cap]:
-	"""Every enabled budget. Read past permissions: a budget binds people who may not read it."""
+def _budget_rows() -> list[dict]:
+	# Read past permissions: a budget binds people who may not read it.
 	rows = frappe.get_all(
 		BUDGET,
 		filters={"enabled": 1},
 		fields=["scope", "role", "person", "monthly_tokens", "monthly_cost", "notify_percent"],
 	)
+	return [dict(r) for r in rows]
+
+
+def caps() -> list[Cap]:
+	"""Every enabled budget (kept in Redis until a budget, a role or a permission changes)."""
+	from noviz_agent.edge.frappe_allowance import cached
+
 	return [
 		Cap(
-			r.scope,
-			r.role if r.scope == "Role" else (r.person if r.scope == "Person" else ""),
-			tokens=int(r.monthly_tokens or 0),
-			money=float(r.monthly_cost or 0),
-			warn_at=float(r.notify_percent or 80) / 100,
+			r["scope"],
+			r["role"] if r["scope"] == "Role" else (r["person"] if r["scope"] == "Person" else ""),
+			tokens=int(r["monthly_tokens"] or 0),
+			money=float(r["monthly_cost"] or 0),
+			warn_at=float(r["notify_percent"] or 80) / 100,
 		)
-		for r in rows
+		for r in cached("budgets", _budget_rows)
 	]
 
 

@@ -61,7 +61,24 @@ def problems(text: str) -> list[Problem]:
 
 
 def load_specs() -> list[SopSpec]:
-	"""The enabled procedures this person can read, with their roles."""
+	"""The enabled procedures this person can read, with their roles (kept in Redis per person
+	until a procedure, a role or a permission changes)."""
+	from noviz_agent.edge.frappe_allowance import cached
+
+	rows = cached("procedures", _readable_procedures, user=frappe.session.user)
+	return [
+		SopSpec(
+			name=row["name"],
+			title=row["title"],
+			applies_when=row["applies_when"] or "",
+			procedure=row["procedure"] or "",
+			roles=tuple(row["roles"]),
+		)
+		for row in rows
+	]
+
+
+def _readable_procedures() -> list[dict]:
 	rows = frappe.get_list(
 		SOP,
 		filters={"enabled": 1},
@@ -80,13 +97,13 @@ def load_specs() -> list[SopSpec]:
 		if row.get("role"):
 			roles.setdefault(row["name"], []).append(row["role"])
 	return [
-		SopSpec(
-			name=row["name"],
-			title=row["title"],
-			applies_when=row["applies_when"] or "",
-			procedure=row["procedure"] or "",
-			roles=tuple(roles.get(row["name"], ())),
-		)
+		{
+			"name": row["name"],
+			"title": row["title"],
+			"applies_when": row["applies_when"],
+			"procedure": row["procedure"],
+			"roles": roles.get(row["name"], []),
+		}
 		for row in rows
 	]
 

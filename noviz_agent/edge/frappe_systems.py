@@ -16,8 +16,11 @@ def connections(user: str) -> list[dict]:
 	"""The person's own connections to enabled systems (read as them: they are their records)."""
 	if not frappe.db.table_exists(CONNECTION):
 		return []
-	# Most sites connect no other system: one indexed read instead of a permission-checked list per turn.
-	if not frappe.db.exists(SYSTEM, {"enabled": 1}):
+	# Most sites connect no other system: whether any is enabled is kept in Redis (dropped when a
+	# system changes) instead of a permission-checked list per turn.
+	from noviz_agent.edge.frappe_allowance import cached
+
+	if not cached("systems_enabled", lambda: bool(frappe.db.exists(SYSTEM, {"enabled": 1}))):
 		return []
 	rows = frappe.get_list(CONNECTION, filters={"person": user}, fields=["name", "system", "api_key"])
 	out = []
