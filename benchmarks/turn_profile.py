@@ -3,17 +3,22 @@
 Runs in one process with the bench's Python (from the bench's `sites` folder):
 
     ../env/bin/python path/to/benchmarks/turn_profile.py --site SITE --user USER [--turns 5] [--top 25]
+        [--preload] [--per-conversation 3]
 
 It starts the OpenAI-compatible stub in-process (no think time), points the turn's provider at
 it (Agent Settings are not changed), and runs the same questions as `benchmarks/load.py` inline
-through `api._answer`, the path a background job takes. The first turn of the process is cold
-(imports, registry, first reads of cached docs) unless `--preload` warms the process first, as
-a background worker does before it forks a job; the rest are warm. Every turn is rolled back,
-so nothing is left on the site (the rate and budget counters in Redis do move).
+through `api._answer`, the path a background job takes. With `--per-conversation 3` the turns
+come in conversations of three, as in the load test, through `api.answer_queued` (the job's
+whole path: settings with keys, the conversation and its history read back). The first turn of
+the process is cold (imports, registry, first reads of cached docs) unless `--preload` warms the
+process first, as a background worker does before it forks a job; the rest are warm. Every
+conversation is rolled back, so nothing is left on the site (the rate and budget counters in
+Redis do move).
 
-Prints: the cold and the warm turns' engine time (wall time minus time in the model), the warm
-turns' queries, grouped by statement shape with their counts, and the cProfile functions with the
-largest cumulative time over the warm turns.
+Prints: the cold and the warm turns' engine time (wall time minus time in the model) and CPU
+time (of the whole process, the in-process stub's share included), the warm turns' queries,
+grouped by statement shape with their counts, and the cProfile functions with the largest
+cumulative time over the warm turns.
 """
 
 from __future__ import annotations
@@ -63,6 +68,16 @@ def main(argv: list[str] | None = None) -> int:
 	parser.add_argument(
 		"--profile-first", action="store_true", help="profile the first turn, not the warm ones"
 	)
+	parser.add_argument(
+		"--no-profile", action="store_true", help="time the turns without cProfile (which slows them)"
+	)
+	parser.add_argument(
+		"--per-conversation",
+		type=int,
+		default=1,
+		help="turns per conversation, as in benchmarks/load.py (3): later turns read the history and"
+		" add to the conversation; each turn then takes the background job's path (api.answer_queued)",
+	)
 	args = parser.parse_args(argv)
 
 	import frappe
@@ -78,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 	frappe.connect()
 	from noviz_agent import api
 	from noviz_agent.edge import frappe_session
+	from noviz_agent.engine import turn_state
 	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 	from noviz_agent.testing.stub_provider import StubProvider
 
@@ -104,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
 		for n in range(args.turns):
 			question = f"{QUESTIONS[n % len(QUESTIONS)]} (profile #{n})"
 			warm = n > 0
-			profiled = n == 0 if args.profile_first else warm
+			profiled = not args.no_profile and (n == 0 if args.profile_first else warm)
 			seen: list[str] = []
 			original = frappe.db.sql
 
@@ -115,22 +131,49 @@ def main(argv: list[str] | None = None) -> int:
 				return _original(query, *a, **k)
 
 			frappe.db.sql = sql
+			per = max(1, args.per_conversation)
+			if n % per == 0:
+				conversation = frappe.generate_hash(length=10)
+			last_of_conversation = n % per == per - 1 or n == args.turns - 1
 			if profiled:
 				profile.enable()
+			cpu = time.process_time()
 			try:
-				reply, figures = api._answer(
-					args.user,
-					frappe_session.load_settings(with_secrets=True),
-					question,
-					None,
-					frappe.generate_hash(length=12),
-					frappe.generate_hash(length=10),
-				)
+				if per == 1:
+					reply, figures = api._answer(
+						args.user,
+						frappe_session.load_settings(with_secrets=True),
+						question,
+						None,
+						frappe.generate_hash(length=12),
+						conversation,
+					)
+				else:
+					# The job's path: settings with keys, the conversation and its history read back.
+					state = turn_state.new(
+						frappe.generate_hash(length=12),
+						args.user,
+						question,
+						conversation,
+						new_conversation=n % per == 0,
+						now=time.time(),
+					)
+					reply, figures = api.answer_queued(
+						state,
+						progress=lambda event: None,
+						cancelled=lambda: False,
+						on_reserved=lambda held: None,
+					)
 			finally:
+				figures_cpu = (time.process_time() - cpu) * 1000
 				if profiled:
 					profile.disable()
 				frappe.db.sql = original
-				frappe.db.rollback()
+				# A conversation's turns share one transaction, so later turns read the earlier ones;
+				# it is rolled back after its last turn.
+				if last_of_conversation:
+					frappe.db.rollback()
+			figures["cpu_ms"] = figures_cpu
 			kind = (reply.get("response") or {}).get("type")
 			rows.append({**figures, "queries": len(seen), "warm": warm, "type": kind})
 			if warm:
@@ -148,7 +191,8 @@ def main(argv: list[str] | None = None) -> int:
 	for n, row in enumerate(rows):
 		label = "warm" if row["warm"] else "cold"
 		print(
-			f"turn {n + 1} ({label}): engine {row['engine_ms']:7.1f} ms, model {row['model_ms']:6.1f} ms"
+			f"turn {n + 1} ({label}): engine {row['engine_ms']:7.1f} ms, CPU {row['cpu_ms']:6.1f} ms,"
+			f" model {row['model_ms']:6.1f} ms"
 			f" in {row['model_calls']} calls, {row['queries']} queries, answer {row['type']}"
 		)
 	print("\nqueries of the first turn, by shape (count):")
@@ -158,12 +202,15 @@ def main(argv: list[str] | None = None) -> int:
 	if warm:
 		print(
 			f"warm turns: engine median {statistics.median(r['engine_ms'] for r in warm):.1f} ms,"
+			f" CPU median {statistics.median(r['cpu_ms'] for r in warm):.1f} ms,"
 			f" queries median {statistics.median(r['queries'] for r in warm):.0f}"
 		)
 		print(f"\nqueries over {len(warm)} warm turns, by shape (count per turn):")
 		for text, count in queries.most_common():
 			print(f"  {count / len(warm):5.1f}  {text}")
 		print(f"\nDocType meta read from the database in warm turns: {dict(metas) or 'none'}")
+		if args.no_profile:
+			return 0
 		out = io.StringIO()
 		pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.top)
 		which = "the first turn" if args.profile_first else "warm turns together"
