@@ -70,9 +70,7 @@ class StreamingProvider:
 		seconds = timeout or s.timeout
 		started = time.monotonic()
 		try:
-			stream, attempts = p.retry.run(
-				lambda: p.client.chat.completions.create(**request, timeout=seconds)
-			)
+			stream, attempts = p.retry.run(lambda: p._create(request, seconds))
 		except GaveUp as exc:
 			if exc.fault.status == 400:
 				self.streams = False  # this server does not stream: plain requests for the rest of the turn

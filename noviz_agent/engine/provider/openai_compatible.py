@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
@@ -123,7 +123,8 @@ class OpenAICompatibleProvider:
 		"""POST the request body as it is. The SDK's `create` first walks the whole body against its
 		typed parameters (every message and tool schema, ~5 ms a call) to rename aliased keys that
 		chat requests do not have; the JSON sent is the same. A client without `post` (a test
-		double) gets `create`."""
+		double) gets `create`. With `"stream": true` in the request the answer is the SDK's stream
+		of chunks, as `create(stream=True)` gives it."""
 		post = getattr(self.client, "post", None)
 		if post is None or not isinstance(self.client, openai.OpenAI):
 			return self.client.chat.completions.create(**request, timeout=seconds)
@@ -131,6 +132,15 @@ class OpenAICompatibleProvider:
 		options: dict[str, Any] = {"timeout": seconds}
 		if request.get("extra_body"):
 			options["extra_json"] = request["extra_body"]
+		if request.get("stream"):
+			return post(
+				"/chat/completions",
+				cast_to=ChatCompletion,
+				body=body,
+				options=options,
+				stream=True,
+				stream_cls=openai.Stream[ChatCompletionChunk],
+			)
 		return post("/chat/completions", cast_to=ChatCompletion, body=body, options=options)
 
 	def _reply(self, response: Any, tools: list[dict], attempts: int) -> ModelReply:
