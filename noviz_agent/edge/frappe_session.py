@@ -212,14 +212,26 @@ def analysis_enqueuer(user: str, turn: str | None) -> Callable[[str, dict, list[
 	return enqueue_analysis
 
 
+LONG_QUEUE_KEY = "noviz_agent:long_queue_served"
+
+
 def long_queue_served() -> bool:
-	"""Whether a worker listens on the long queue: without one a queued analysis would never run."""
+	"""Whether a worker listens on the long queue: without one a queued analysis would never run.
+
+	RQ's list of workers is read at most every 30 seconds (one key in Redis instead of one read
+	per worker every turn); a worker that just started or stopped is seen within that time.
+	"""
 	from frappe.utils.background_jobs import get_queue, get_workers
 
+	cached = frappe.cache.get_value(LONG_QUEUE_KEY, expires=True)
+	if cached is not None:
+		return bool(cached)
 	try:
-		return bool(get_workers(get_queue("long")))
+		served = bool(get_workers(get_queue("long")))
 	except Exception:
-		return False
+		served = False
+	frappe.cache.set_value(LONG_QUEUE_KEY, int(served), expires_in_sec=30)
+	return served
 
 
 def intake_system(user: str, values: dict):
