@@ -21,6 +21,7 @@ _invalidate = {
 	"after_insert": "noviz_agent.edge.frappe_allowance.invalidate",
 	"on_update": "noviz_agent.edge.frappe_allowance.invalidate",
 	"on_trash": "noviz_agent.edge.frappe_allowance.invalidate",
+	"after_rename": "noviz_agent.edge.frappe_allowance.invalidate",
 }
 # The generation outlives `frappe.clear_cache()` (which drops the cached values themselves), so a
 # value stored late under an old generation number is never read again.

@@ -22,14 +22,18 @@ PRESENT_KEY = "noviz_agent:present_doctypes"
 
 
 def generation() -> int:
-	return int(frappe.cache.get_value(GENERATION_KEY, expires=True) or 0)
+	"""The current generation, read from Redis once per request or job (frappe keeps it in
+	`frappe.local.cache` for the rest of it, and a bump in this process updates that copy)."""
+	return int(frappe.cache.get_value(GENERATION_KEY) or 0)
 
 
 def _bump() -> None:
-	frappe.cache.set_value(GENERATION_KEY, generation() + 1, expires_in_sec=30 * 24 * 60 * 60)
+	# Read afresh: another process may have bumped it since this one last looked.
+	frappe.local.cache.pop(frappe.cache.make_key(GENERATION_KEY), None)
+	frappe.cache.set_value(GENERATION_KEY, generation() + 1)
 
 
-def invalidate(doc=None, method=None) -> None:
+def invalidate(doc=None, method=None, *args, **kwargs) -> None:
 	"""doc_events hook: roles, permissions, or the agent's own configuration changed (see hooks.py).
 
 	Bumped now, for reads later in this transaction, and again when it commits or rolls back:
