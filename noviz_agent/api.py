@@ -48,9 +48,11 @@ def _checked(check, *args):
 
 def _own_conversation(name: str, user: str):
 	"""The person's own conversation; someone else's is refused even for a System Manager."""
-	if not frappe.db.exists(CONVERSATION, name):
+	try:
+		doc = frappe.get_doc(CONVERSATION, name)
+	except frappe.DoesNotExistError:
+		frappe.clear_last_message()
 		frappe.throw(_("Conversation {0} does not exist.").format(name), frappe.DoesNotExistError)
-	doc = frappe.get_doc(CONVERSATION, name)
 	if doc.person != user:
 		frappe.throw(_("Conversation {0} belongs to someone else.").format(name), frappe.PermissionError)
 	return doc
