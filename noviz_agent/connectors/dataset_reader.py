@@ -49,11 +49,17 @@ def source(dataset: str) -> Source:
 
 
 def _companies(session) -> dict[str, str | None]:
-	"""Companies this person can read, with their currency."""
+	"""Companies this person can read, with their currency (from the connector's own cache of them
+	where it keeps one: every request scoped by company asks)."""
+	conn = session.connector
+	kept = getattr(conn, "readable_companies", None)
 	try:
-		rows = session.connector.list(
-			"company", fields=["name", "currency"], order_by="name asc", limit=MAX_COMPANIES_LISTED
-		)
+		if kept is not None:
+			rows = kept(MAX_COMPANIES_LISTED)
+		else:
+			rows = conn.list(
+				"company", fields=["name", "currency"], order_by="name asc", limit=MAX_COMPANIES_LISTED
+			)
 	except PermissionDenied:
 		return {}
 	return {r["name"]: r.get("currency") for r in rows}

@@ -131,6 +131,16 @@ class FrappeConnector:
 
 	# --- reading ------------------------------------------------------------------------
 
+	def readable_companies(self, limit: int) -> list[dict]:
+		"""`list("company")` by name with each currency, kept in Redis for this person until a
+		company, a role or a permission changes: every request scoped by company reads it."""
+		from noviz_agent.edge.frappe_allowance import cached
+
+		def read() -> list[dict]:
+			return self.list("company", fields=["name", "currency"], order_by="name asc", limit=limit)
+
+		return cached(f"companies:{limit}", read, user=self.user)
+
 	def list(self, entity, *, fields=None, filters=None, order_by=None, limit=20, offset=0) -> list[dict]:
 		ent = self._entity(entity)
 		kwargs, keymap = list_args(

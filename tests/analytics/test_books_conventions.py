@@ -122,6 +122,22 @@ def test_companies_in_two_currencies_are_never_added_together():
 		tool_module.build_tool(session_for(books()), "sales.monthly_trend", combine=["Acme US", "Acme EU"])
 
 
+def test_a_connector_that_keeps_its_companies_is_not_asked_to_list_them_again():
+	class Keeping(MemoryConnector):
+		def readable_companies(self, limit):
+			self.calls.append(("readable_companies", limit))
+			return self.list("company", fields=["name", "currency"], order_by="name asc", limit=limit)
+
+	conn = Keeping(
+		"ana@example.com",
+		data={"company": COMPANIES, "sales_invoice": INVOICES},
+		permissions={e: {"read"} for e in EVERYTHING},
+	)
+	scope = reader.resolve_scope(session_for(conn), "Acme EU")
+	assert (scope.companies, scope.currency) == (("Acme EU",), "EUR")
+	assert conn.calls[0] == ("readable_companies", reader.MAX_COMPANIES_LISTED)
+
+
 def test_companies_in_one_currency_are_added_only_when_asked():
 	answer = tool_module.build_tool(
 		session_for(books()), "sales.monthly_trend", {"start": "2025-01-01"}, combine=["Acme US", "Acme CA"]
