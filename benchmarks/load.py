@@ -285,12 +285,18 @@ def origin(url: str) -> str:
 	return f"{parts.scheme}://{parts.netloc}"
 
 
-def site_name(admin: requests.Session, url: str) -> str:
-	"""The site's name (the realtime namespace): the URL's host name, or the desk's boot data."""
+def site_name(url: str, user: str, password: str) -> str:
+	"""The site's name (the realtime namespace): the URL's host name, or the desk's boot data.
+
+	The desk is read in a session of its own: loading it gives the session a CSRF token, after
+	which that session's REST writes (Agent Settings) would need the token too.
+	"""
 	host = urlsplit(url).hostname or ""
 	if host not in ("127.0.0.1", "localhost") and not host.replace(".", "").isdigit():
 		return host
-	page = admin.get(f"{url}/app", timeout=60).text
+	desk = login(url, user, password)
+	page = desk.get(f"{url}/app", timeout=60).text
+	desk.get(f"{url}/api/method/logout", timeout=30)
 	found = re.search(r'"sitename":\s*"([^"]+)"', page)
 	if not found:
 		raise RuntimeError(f"could not read the site's name from {url}/app: pass --site")
@@ -492,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
 	stub_url = f"http://127.0.0.1:{args.stub_port}/v1"
 	try:
 		if not args.poll:
-			args.site = args.site or site_name(admin, args.url)
+			args.site = args.site or site_name(args.url, args.admin_user, args.admin_password)
 			probe = Realtime(args.realtime_url, args.url, args.site, admin.cookies.get("sid"), Mailbox())
 			try:
 				probe.connect()
