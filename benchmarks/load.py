@@ -493,6 +493,16 @@ def main(argv: list[str] | None = None) -> int:
 		cwd=Path(__file__).resolve().parents[1],
 		stdout=subprocess.DEVNULL,
 	)
+	try:
+		return drive(args, stub.pid)
+	finally:
+		# Also when signing in or putting the settings back fails: no stub is left on the port.
+		stub.terminate()
+		stub.wait(10)
+
+
+def drive(args, stub_pid: int) -> int:
+	"""Sign in, check realtime, point Agent Settings at the stub, run the people, put the settings back."""
 	admin = login(args.url, args.admin_user, args.admin_password)
 	before = {k: v for k, v in settings(admin, args.url).items() if k in SETTINGS}
 	stub_url = f"http://127.0.0.1:{args.stub_port}/v1"
@@ -522,12 +532,10 @@ def main(argv: list[str] | None = None) -> int:
 			print(f"Agent Settings base_url is {before.get('base_url')!r}, not {stub_url}: use --configure")
 			return 2
 		users = ensure_users(admin, args.url, args.people)
-		return run(args, users, stub.pid)
+		return run(args, users, stub_pid)
 	finally:
 		if args.configure:
 			put_settings(admin, args.url, before)
-		stub.terminate()
-		stub.wait(10)
 
 
 def cpu_seconds(pid: int) -> float:
