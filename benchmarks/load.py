@@ -27,7 +27,8 @@ time of the job's process during the turn (time.process_time);
 the worker mode the turns ran in (fork / no-fork); queue wait; database queries per turn (inside the job);
 web requests per turn sent by the client; peak resident memory per web and background worker
 process (sampled from /proc, this machine only); the CPU time of this client process (what the
-harness itself costs); errors and lost turns. `--kill-worker-at S` kills one busy background
+harness itself costs), of the stub, and of the web workers and the realtime server during the run;
+errors and lost turns. `--kill-worker-at S` kills one busy background
 worker (and its job process) S seconds in, to show that its turns are retried or end with a clear message.
 
 Workers: run several plain `bench worker` processes (the app preloads itself in each before
@@ -132,7 +133,7 @@ def put_settings(admin: requests.Session, url: str, values: dict) -> None:
 # --- processes --------------------------------------------------------------------------
 
 
-def processes(match: str) -> list[int]:
+def processes(match: str, program: bytes = b"python") -> list[int]:
 	found = []
 	for entry in Path("/proc").iterdir():
 		if not entry.name.isdigit():
@@ -142,12 +143,8 @@ def processes(match: str) -> list[int]:
 		except OSError:
 			continue
 		cmd = b" ".join(argv).decode(errors="replace")
-		# Python processes only: not the sudo or shell that started them, not this script.
-		if (
-			match in cmd
-			and b"python" in argv[0] + (argv[1] if len(argv) > 1 else b"")
-			and "load.py" not in cmd
-		):
+		# Python (or `program`) processes only: not the sudo or shell that started them, not this script.
+		if match in cmd and program in argv[0] + (argv[1] if len(argv) > 1 else b"") and "load.py" not in cmd:
 			found.append(int(entry.name))
 	return found
 
@@ -478,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
 		"--safety-poll-seconds", type=float, default=5, help="turn_status read while waiting for the event"
 	)
 	parser.add_argument("--poll", action="store_true", help="read turn_status every 500 ms, no realtime")
+	parser.add_argument("--realtime-match", default="socketio.js", help="the realtime server's node process")
 	args = parser.parse_args(argv)
 	if not args.url.startswith(("http://127.0.0.1", "http://localhost")):
 		parser.error("the load test runs against a site on 127.0.0.1 only")
@@ -563,6 +561,8 @@ def run(args, users: list[str], stub_pid: int) -> int:
 		)
 	sampler.start()
 	usage, stub_cpu = resource.getrusage(resource.RUSAGE_SELF), cpu_seconds(stub_pid)
+	served = {"web": processes(args.web_match), "realtime": processes(args.realtime_match, b"node")}
+	served_cpu = {pid: cpu_seconds(pid) for pids in served.values() for pid in pids}
 	began = time.time()
 	deadline = began + args.max_seconds
 	people = [Person(args, user, deadline, results, lock) for user in users]
@@ -581,6 +581,8 @@ def run(args, users: list[str], stub_pid: int) -> int:
 		"user": after.ru_utime - usage.ru_utime,
 		"system": after.ru_stime - usage.ru_stime,
 		"stub": cpu_seconds(stub_pid) - stub_cpu,
+		# CPU of the web and realtime processes seen at the start (a web worker restarted meanwhile is missed)
+		**{kind: sum(cpu_seconds(pid) - served_cpu[pid] for pid in pids) for kind, pids in served.items()},
 		"events": sum(person.mailbox.events for person in people),
 		"sockets": sum(1 for person in people if person.realtime is not None),
 	}
@@ -647,6 +649,10 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(
 		f"load test client CPU: {cpu:.1f} s ({harness['user']:.1f} user + {harness['system']:.1f} system) "
 		f"in {elapsed:.1f} s = {100 * cpu / elapsed:.0f}% of one core; stub model {harness['stub']:.1f} s"
+	)
+	print(
+		f"served CPU in the run: web (gunicorn) {harness['web']:.1f} s = {100 * harness['web'] / elapsed:.0f}% "
+		f"of one core; realtime server {harness['realtime']:.1f} s"
 	)
 	retried = [r for r in turns if (r.get("attempt") or 1) > 1]
 	if killed:
