@@ -48,7 +48,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import resource
 import signal
 import statistics
@@ -60,6 +59,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import requests
+from load_realtime import FINAL, Mailbox, Realtime, realtime_help, site_name, wait_for_end
 
 # The questions each person asks in turn; benchmarks/turn_profile.py profiles the same ones.
 QUESTIONS = tuple(
@@ -67,10 +67,6 @@ QUESTIONS = tuple(
 )
 ROLES = ("Sales User", "Accounts User")
 PASSWORD = "Noviz-Load-2026!"
-FINAL = {"done", "error", "cancelled"}
-# The turn's realtime event (noviz_agent.edge.frappe_session.PROGRESS_EVENT) and its final kinds.
-PROGRESS_EVENT = "noviz_agent_progress"
-FINAL_EVENTS = {"answer", "error"}
 POLL_EVERY = 0.5
 SETTINGS = ("base_url", "model", "rate_limit_per_hour", "use_knowledge", "tokens_per_minute")
 
@@ -216,135 +212,6 @@ def kill_busy_worker(worker_match: str) -> str:
 				continue
 			return f"killed no-fork worker {pid} in the middle of a turn"
 	return "no busy worker found to kill"
-
-
-# --- waiting for a turn's end -------------------------------------------------------------
-
-
-class Mailbox:
-	"""A person's final turn events, kept by turn id until the waiter takes them.
-
-	The job can publish the end before `send`'s reply has reached the client, so an event is kept
-	even when nobody waits for its turn yet.
-	"""
-
-	def __init__(self):
-		self._final: dict[str, dict] = {}
-		self._changed = threading.Condition()
-		self.events = 0
-
-	def deliver(self, event) -> None:
-		if not isinstance(event, dict):
-			return
-		with self._changed:
-			self.events += 1
-			if event.get("event") in FINAL_EVENTS and event.get("turn"):
-				self._final[event["turn"]] = event
-				self._changed.notify_all()
-
-	def take(self, turn: str, timeout: float) -> dict | None:
-		with self._changed:
-			self._changed.wait_for(lambda: turn in self._final, timeout=max(0.0, timeout))
-			return self._final.pop(turn, None)
-
-
-def event_state(event: dict) -> dict:
-	"""A final realtime event read as a turn state (an `error` event of a lost turn has no status)."""
-	status = event.get("status") or ("error" if event.get("event") == "error" else None)
-	return {**event, "status": status}
-
-
-def wait_for_end(turn: str, mailbox: Mailbox, poll, *, until: float, every: float, clock=time.monotonic):
-	"""Wait for the turn's final event; meanwhile read its state with `poll()` every `every` seconds.
-
-	The read also recovers a turn whose worker died (turn_status queues it again), and a last read
-	at `until` catches an event that never came. Returns (state, how, reads): how is "realtime",
-	"poll" or "unfinished"; with an empty mailbox and a short `every` it is plain polling.
-	"""
-	state, reads = {}, 0
-	while True:
-		event = mailbox.take(turn, min(every, until - clock()))
-		if event is not None:
-			return event_state(event), "realtime", reads
-		state = poll() or state
-		reads += 1
-		if state.get("status") in FINAL:
-			return state, "poll", reads
-		if clock() >= until:
-			return state, "unfinished", reads
-
-
-# --- realtime -----------------------------------------------------------------------------
-
-
-def origin(url: str) -> str:
-	parts = urlsplit(url)
-	return f"{parts.scheme}://{parts.netloc}"
-
-
-def site_name(url: str, user: str, password: str) -> str:
-	"""The site's name (the realtime namespace): the URL's host name, or the desk's boot data.
-
-	The desk is read in a session of its own: loading it gives the session a CSRF token, after
-	which that session's REST writes (Agent Settings) would need the token too.
-	"""
-	host = urlsplit(url).hostname or ""
-	if host not in ("127.0.0.1", "localhost") and not host.replace(".", "").isdigit():
-		return host
-	desk = login(url, user, password)
-	page = desk.get(f"{url}/app", timeout=60).text
-	desk.get(f"{url}/api/method/logout", timeout=30)
-	found = re.search(r'"sitename":\s*"([^"]+)"', page)
-	if not found:
-		raise RuntimeError(f"could not read the site's name from {url}/app: pass --site")
-	return found.group(1)
-
-
-class Realtime:
-	"""One person's socket.io connection to Frappe's realtime server, delivering into a mailbox."""
-
-	def __init__(self, realtime_url: str, web_url: str, site: str, sid: str, mailbox: Mailbox):
-		import socketio  # benchmark only: pip install "python-socketio[client]"
-
-		self.namespace = f"/{site}"
-		self.refused = None
-		# websocket only (no long-polling requests); Origin is the web URL: the server checks its
-		# host name against the Host's and signs the socket in with a call back to it.
-		self.client = socketio.Client(reconnection=False, websocket_extra_options={"origin": origin(web_url)})
-		self.client.on(PROGRESS_EVENT, mailbox.deliver, namespace=self.namespace)
-		self.client.on("connect_error", self._refused, namespace=self.namespace)
-		self.url, self.sid = realtime_url, sid
-
-	def _refused(self, data=None):
-		self.refused = (data or {}).get("message") if isinstance(data, dict) else data
-
-	def connect(self, timeout: float = 20) -> None:
-		try:
-			self.client.connect(
-				self.url,
-				headers={"Cookie": f"sid={self.sid}"},
-				namespaces=[self.namespace],
-				transports=["websocket"],
-				wait_timeout=timeout,
-			)
-		except Exception as exc:
-			said = f" (server: {self.refused})" if self.refused and self.refused != str(exc) else ""
-			raise RuntimeError(f"{exc}{said}") from None
-
-	def close(self) -> None:
-		try:
-			self.client.disconnect()
-		except Exception:
-			pass
-
-
-def realtime_help(args, reason: str) -> str:
-	return (
-		f"no realtime connection to {args.realtime_url} namespace /{args.site}: {reason}\n"
-		"Start Frappe's realtime server (`bench socketio`, port socketio_port of common_site_config.json; "
-		"--realtime-url if elsewhere, with the same host name as --url), or run with --poll "
-		"to read turn_status every 500 ms instead."
-	)
 
 
 # --- people -----------------------------------------------------------------------------
@@ -506,12 +373,14 @@ def drive(args, stub_pid: int) -> int:
 	stub_url = f"http://127.0.0.1:{args.stub_port}/v1"
 	try:
 		if not args.poll:
-			args.site = args.site or site_name(args.url, args.admin_user, args.admin_password)
+			args.site = args.site or site_name(
+				args.url, lambda: login(args.url, args.admin_user, args.admin_password)
+			)
 			probe = Realtime(args.realtime_url, args.url, args.site, admin.cookies.get("sid"), Mailbox())
 			try:
 				probe.connect()
 			except Exception as exc:
-				print(realtime_help(args, str(exc)))
+				print(realtime_help(args.realtime_url, args.site, str(exc)))
 				return 2
 			probe.close()
 		if args.configure:
