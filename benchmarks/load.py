@@ -1,24 +1,35 @@
 """Load test: N concurrent people through the real turn API of a served site, with a stub model.
 
 Each person signs in as their own desk user, sends questions through `noviz_agent.api.send`
-and reads the answer from `noviz_agent.api.turn_status` (what the chat does after a reload;
-realtime pushes the same events when socketio runs). The model is the OpenAI-compatible stub
-(`noviz_agent.testing.stub_provider`) on 127.0.0.1, started here with a think time per answer,
-so the figures show what the agent adds on top of the model.
+and waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
+on a socket.io connection of their own, as the chat does; `noviz_agent.api.turn_status` (what the
+chat reads after a reload) is read once per turn for the job's figures, and as a slow safety poll
+(every --safety-poll-seconds, and once at the time bound) so that a lost event never hangs the run.
+`--poll` reads turn_status every 500 ms instead, for a site without Frappe's realtime server.
+The model is the OpenAI-compatible stub (`noviz_agent.testing.stub_provider`) on 127.0.0.1,
+started here with a think time per answer, so the figures show what the agent adds on top of the model.
 
     python benchmarks/load.py --url http://127.0.0.1:8000 --admin-password admin \\
         [--people 50] [--turns 3] [--max-seconds 300] [--latency-ms 300-900] \\
-        [--kill-worker-at 20] [--configure]
+        [--kill-worker-at 20] [--configure] [--realtime-url http://127.0.0.1:9000] [--site NAME] [--poll]
 
 Bounded: at most people x turns turns, and it stops by itself after --max-seconds.
 
+Realtime: Frappe's socketio server (`bench socketio`, port `socketio_port` of
+common_site_config.json) must run; the namespace is the site's name (--site, else the URL's host
+name, else read once from the desk's boot data), the person's `sid` cookie signs the connection in,
+and the Origin is --url, whose host name must be that of --realtime-url (the server checks it).
+
 Prints: turns per second; p50/p95/p99 time to answer (send to final state, seen by the client);
-engine overhead per turn (the turn job's wall time minus the time spent waiting for the model,
-measured in the job) and the CPU time of the job's process during the turn (time.process_time);
-the worker mode the turns ran in (fork / no-fork); queue wait; database queries per turn (inside the job); peak resident
-memory per web and background worker process (sampled from /proc, this machine only);
-errors and lost turns. `--kill-worker-at S` kills one busy background worker (and its job
-process) S seconds in, to show that its turns are retried or end with a clear message.
+how many answers came by realtime and how many by the safety poll; engine overhead per turn (the
+turn job's wall time minus the time spent waiting for the model, measured in the job) and the CPU
+time of the job's process during the turn (time.process_time);
+the worker mode the turns ran in (fork / no-fork); queue wait; database queries per turn (inside the job);
+web requests per turn sent by the client; peak resident memory per web and background worker
+process (sampled from /proc, this machine only); the CPU time of this client process (what the
+harness itself costs), of the stub, and of the web workers and the realtime server during the run;
+errors and lost turns. `--kill-worker-at S` kills one busy background
+worker (and its job process) S seconds in, to show that its turns are retried or end with a clear message.
 
 Workers: run several plain `bench worker` processes (the app preloads itself in each before
 RQ forks a job: "turns run by a preloaded worker" says whether it did) or `bench noviz-agent
@@ -27,7 +38,8 @@ worker [--no-fork]` (then pass `--worker-match "noviz-agent worker"`), and gunic
 Setup it does (as Administrator, over the REST API): creates the desk users
 `noviz.load.NN@example.com` (Sales User, Accounts User) if missing; with `--configure`, points
 Agent Settings at the stub for the run and puts the previous values back afterwards.
-Needs `requests` (benchmark only: `pip install requests`). Run it on the machine that serves
+Needs `requests` and, unless --poll, the socket.io client (benchmark only, not app dependencies:
+`pip install requests "python-socketio[client]"`). Run it on the machine that serves
 the site, as a user that may read /proc of the workers (and signal them, for --kill-worker-at).
 """
 
@@ -36,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
 import statistics
 import subprocess
@@ -43,8 +56,10 @@ import sys
 import threading
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import requests
+from load_realtime import FINAL, Mailbox, Realtime, realtime_help, site_name, wait_for_end
 
 # The questions each person asks in turn; benchmarks/turn_profile.py profiles the same ones.
 QUESTIONS = tuple(
@@ -52,7 +67,7 @@ QUESTIONS = tuple(
 )
 ROLES = ("Sales User", "Accounts User")
 PASSWORD = "Noviz-Load-2026!"
-FINAL = {"done", "error", "cancelled"}
+POLL_EVERY = 0.5
 SETTINGS = ("base_url", "model", "rate_limit_per_hour", "use_knowledge", "tokens_per_minute")
 
 
@@ -114,7 +129,7 @@ def put_settings(admin: requests.Session, url: str, values: dict) -> None:
 # --- processes --------------------------------------------------------------------------
 
 
-def processes(match: str) -> list[int]:
+def processes(match: str, program: bytes = b"python") -> list[int]:
 	found = []
 	for entry in Path("/proc").iterdir():
 		if not entry.name.isdigit():
@@ -124,12 +139,8 @@ def processes(match: str) -> list[int]:
 		except OSError:
 			continue
 		cmd = b" ".join(argv).decode(errors="replace")
-		# Python processes only: not the sudo or shell that started them, not this script.
-		if (
-			match in cmd
-			and b"python" in argv[0] + (argv[1] if len(argv) > 1 else b"")
-			and "load.py" not in cmd
-		):
+		# Python (or `program`) processes only: not the sudo or shell that started them, not this script.
+		if match in cmd and program in argv[0] + (argv[1] if len(argv) > 1 else b"") and "load.py" not in cmd:
 			found.append(int(entry.name))
 	return found
 
@@ -207,10 +218,11 @@ def kill_busy_worker(worker_match: str) -> str:
 
 
 class Person(threading.Thread):
-	def __init__(self, url: str, user: str, turns: int, deadline: float, results: list, lock):
+	def __init__(self, args, user: str, deadline: float, results: list, lock):
 		super().__init__(daemon=True)
-		self.url, self.user, self.turns, self.deadline = url, user, turns, deadline
+		self.args, self.url, self.user, self.turns, self.deadline = args, args.url, user, args.turns, deadline
 		self.results, self.lock = results, lock
+		self.mailbox, self.realtime, self.requests = Mailbox(), None, 0
 
 	def record(self, item: dict):
 		with self.lock:
@@ -222,20 +234,45 @@ class Person(threading.Thread):
 		except Exception as exc:
 			self.record({"error": f"login: {exc}"})
 			return
-		conversation = None
-		for n in range(self.turns):
-			if time.time() > self.deadline:
-				return
-			question = f"{QUESTIONS[(hash(self.user) + n) % len(QUESTIONS)]} ({self.user} #{n})"
-			item = self.turn(http, question, conversation)
-			self.record(item)
-			conversation = item.get("conversation") or conversation
+		if not self.args.poll:
+			self.realtime = Realtime(
+				self.args.realtime_url, self.url, self.args.site, http.cookies.get("sid"), self.mailbox
+			)
+			try:
+				self.realtime.connect()
+			except Exception as exc:
+				# Its turns still end, by the safety poll; the run reports the failed connection.
+				self.record({"error": f"realtime connection of {self.user}: {exc}", "connection": True})
+				self.realtime = None
+		try:
+			conversation = None
+			for n in range(self.turns):
+				if time.time() > self.deadline:
+					return
+				question = f"{QUESTIONS[(hash(self.user) + n) % len(QUESTIONS)]} ({self.user} #{n})"
+				item = self.turn(http, question, conversation)
+				self.record(item)
+				conversation = item.get("conversation") or conversation
+		finally:
+			if self.realtime:
+				self.realtime.close()
+
+	def status(self, http: requests.Session, turn: str) -> dict | None:
+		self.requests += 1
+		try:
+			got = http.get(
+				f"{self.url}/api/method/noviz_agent.api.turn_status", params={"turn": turn}, timeout=30
+			)
+			return got.json().get("message") or {}
+		except Exception:
+			return None
 
 	def turn(self, http: requests.Session, question: str, conversation: str | None) -> dict:
-		began = time.perf_counter()
+		began, requests_before = time.perf_counter(), self.requests
 		data = {"message": question}
 		if conversation:
 			data["conversation"] = conversation
+		self.requests += 1
 		try:
 			reply = http.post(f"{self.url}/api/method/noviz_agent.api.send", data=data, timeout=130)
 			body = reply.json()
@@ -248,20 +285,19 @@ class Person(threading.Thread):
 		if message.get("status") != "queued":
 			kind = (message.get("response") or {}).get("type")
 			out = {"inline": True, "answer_ms": sent_ms, "conversation": message.get("conversation")}
+			out["requests"] = self.requests - requests_before
 			return {**out, "error": f"answer type {kind}"} if kind in ("error", None) else out
-		turn, state = message["turn"], {}
-		while time.time() < self.deadline + 60:
-			time.sleep(0.5)
-			try:
-				got = http.get(
-					f"{self.url}/api/method/noviz_agent.api.turn_status", params={"turn": turn}, timeout=30
-				)
-				state = got.json().get("message") or {}
-			except Exception:
-				continue
-			if state.get("status") in FINAL:
-				break
+		turn = message["turn"]
+		every = POLL_EVERY if self.args.poll or not self.realtime else self.args.safety_poll_seconds
+		until = time.monotonic() + (self.deadline + 60 - time.time())
+		state, how, _ = wait_for_end(
+			turn, self.mailbox, lambda: self.status(http, turn), until=until, every=every
+		)
 		answer_ms = (time.perf_counter() - began) * 1000
+		if how == "realtime":
+			# The event carries the answer; the job's figures and attempt are in the stored state.
+			stored = self.status(http, turn) or {}
+			state = stored if stored.get("status") in FINAL else state
 		out = {
 			"turn": turn,
 			"send_ms": sent_ms,
@@ -270,6 +306,8 @@ class Person(threading.Thread):
 			"attempt": state.get("attempt"),
 			"conversation": state.get("conversation"),
 			"figures": state.get("figures") or {},
+			"via": how,
+			"requests": self.requests - requests_before,
 		}
 		if state.get("status") not in FINAL:
 			out["error"] = f"unfinished at the run's time bound (still {state.get('status') or 'unknown'})"
@@ -298,9 +336,21 @@ def main(argv: list[str] | None = None) -> int:
 	parser.add_argument("--kill-worker-at", type=float, default=0, help="seconds in; 0 = no kill")
 	parser.add_argument("--web-match", default="gunicorn")
 	parser.add_argument("--worker-match", default="bench_helper frappe worker")
+	parser.add_argument("--realtime-url", default="http://127.0.0.1:9000", help="Frappe's socketio server")
+	parser.add_argument("--site", help="the site's name (realtime namespace); default: from the site")
+	parser.add_argument(
+		"--safety-poll-seconds", type=float, default=5, help="turn_status read while waiting for the event"
+	)
+	parser.add_argument("--poll", action="store_true", help="read turn_status every 500 ms, no realtime")
+	parser.add_argument("--realtime-match", default="socketio.js", help="the realtime server's node process")
 	args = parser.parse_args(argv)
 	if not args.url.startswith(("http://127.0.0.1", "http://localhost")):
 		parser.error("the load test runs against a site on 127.0.0.1 only")
+	if not args.poll and urlsplit(args.realtime_url).hostname != urlsplit(args.url).hostname:
+		parser.error(
+			"--realtime-url and --url need the same host name: the realtime server refuses a socket "
+			"whose Origin (--url) is another host than its Host"
+		)
 
 	stub = subprocess.Popen(
 		[sys.executable, "-m", "noviz_agent.testing.stub_provider", "--port", str(args.stub_port), "--quiet"]
@@ -308,10 +358,31 @@ def main(argv: list[str] | None = None) -> int:
 		cwd=Path(__file__).resolve().parents[1],
 		stdout=subprocess.DEVNULL,
 	)
+	try:
+		return drive(args, stub.pid)
+	finally:
+		# Also when signing in or putting the settings back fails: no stub is left on the port.
+		stub.terminate()
+		stub.wait(10)
+
+
+def drive(args, stub_pid: int) -> int:
+	"""Sign in, check realtime, point Agent Settings at the stub, run the people, put the settings back."""
 	admin = login(args.url, args.admin_user, args.admin_password)
 	before = {k: v for k, v in settings(admin, args.url).items() if k in SETTINGS}
 	stub_url = f"http://127.0.0.1:{args.stub_port}/v1"
 	try:
+		if not args.poll:
+			args.site = args.site or site_name(
+				args.url, lambda: login(args.url, args.admin_user, args.admin_password)
+			)
+			probe = Realtime(args.realtime_url, args.url, args.site, admin.cookies.get("sid"), Mailbox())
+			try:
+				probe.connect()
+			except Exception as exc:
+				print(realtime_help(args.realtime_url, args.site, str(exc)))
+				return 2
+			probe.close()
 		if args.configure:
 			put_settings(
 				admin,
@@ -328,25 +399,42 @@ def main(argv: list[str] | None = None) -> int:
 			print(f"Agent Settings base_url is {before.get('base_url')!r}, not {stub_url}: use --configure")
 			return 2
 		users = ensure_users(admin, args.url, args.people)
-		return run(args, users)
+		return run(args, users, stub_pid)
 	finally:
 		if args.configure:
 			put_settings(admin, args.url, before)
-		stub.terminate()
-		stub.wait(10)
 
 
-def run(args, users: list[str]) -> int:
+def cpu_seconds(pid: int) -> float:
+	"""User + system CPU time of a process so far, from /proc (0 when it is gone)."""
+	try:
+		fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+		return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+	except (OSError, IndexError, ValueError):
+		return 0.0
+
+
+def run(args, users: list[str], stub_pid: int) -> int:
 	results: list[dict] = []
 	lock = threading.Lock()
 	workers, web = processes(args.worker_match), processes(args.web_match)
 	print(f"background workers found: {len(workers)} ('{args.worker_match}'); web processes: {len(web)}")
 	print(f"load average at start: {Path('/proc/loadavg').read_text().split()[:3]}")
 	sampler = MemorySampler(args.web_match, args.worker_match)
+	if args.poll:
+		print(f"answers: reading turn_status every {POLL_EVERY} s (--poll)")
+	else:
+		print(
+			f"answers: realtime ({args.realtime_url}, namespace /{args.site}); "
+			f"safety poll every {args.safety_poll_seconds:g} s and once at the time bound"
+		)
 	sampler.start()
+	usage, stub_cpu = resource.getrusage(resource.RUSAGE_SELF), cpu_seconds(stub_pid)
+	served = {"web": processes(args.web_match), "realtime": processes(args.realtime_match, b"node")}
+	served_cpu = {pid: cpu_seconds(pid) for pids in served.values() for pid in pids}
 	began = time.time()
 	deadline = began + args.max_seconds
-	people = [Person(args.url, user, args.turns, deadline, results, lock) for user in users]
+	people = [Person(args, user, deadline, results, lock) for user in users]
 	for person in people:
 		person.start()
 	killed = None
@@ -357,28 +445,52 @@ def run(args, users: list[str]) -> int:
 		person.join(max(1, deadline + 90 - time.time()))
 	elapsed = time.time() - began
 	sampler.stop.set()
+	after = resource.getrusage(resource.RUSAGE_SELF)
+	harness = {
+		"user": after.ru_utime - usage.ru_utime,
+		"system": after.ru_stime - usage.ru_stime,
+		"stub": cpu_seconds(stub_pid) - stub_cpu,
+		# CPU of the web and realtime processes seen at the start (a web worker restarted meanwhile is missed)
+		**{kind: sum(cpu_seconds(pid) - served_cpu[pid] for pid in pids) for kind, pids in served.items()},
+		"events": sum(person.mailbox.events for person in people),
+		"sockets": sum(1 for person in people if person.realtime is not None),
+	}
 	print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
-	report(args, results, elapsed, sampler.peaks, killed)
+	report(args, results, elapsed, sampler.peaks, killed, harness)
 	return 0 if not any(r.get("error") for r in results) else 1
 
 
-def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str | None) -> None:
+def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str | None, harness: dict) -> None:
 	turns = [r for r in results if "answer_ms" in r]
 	answered = [r for r in turns if not r.get("error")]
 	errors = [r for r in results if r.get("error")]
 	figures = [r["figures"] for r in answered if r.get("figures")]
 	print(f"people {args.people}, turns per person {args.turns}, stub think time {args.latency_ms} ms")
+	tried = [r for r in results if not r.get("connection")]
 	print(
-		f"turns finished {len(answered)} of {len(results)} in {elapsed:.1f} s: {len(answered) / elapsed:.2f} turns/s"
+		f"turns finished {len(answered)} of {len(tried)} in {elapsed:.1f} s: {len(answered) / elapsed:.2f} turns/s"
 	)
 	print(line("time to answer (client)", [r["answer_ms"] for r in answered]))
 	print(line("send reply (client)", [r["send_ms"] for r in answered if "send_ms" in r]))
+	ways = {way: sum(1 for r in turns if r.get("via") == way) for way in ("realtime", "poll", "unfinished")}
+	if args.poll:
+		print(f"answers by polling turn_status {ways['poll']}, unfinished {ways['unfinished']}")
+	else:
+		print(
+			f"answers by realtime {ways['realtime']}, by the safety poll {ways['poll']}, unfinished "
+			f"{ways['unfinished']}; sockets {harness['sockets']} of {args.people}, events received {harness['events']}"
+		)
+	asked = [float(r["requests"]) for r in turns if "requests" in r]
+	print(line("web requests per turn (client)", asked, unit="r"))
+	print(
+		f"web requests by the client: {sum(asked):.0f} for {len(turns)} turns ({sum(asked) / elapsed:.1f}/s)"
+	)
 	print(line("engine overhead per turn (job)", [f["engine_ms"] for f in figures if "engine_ms" in f]))
 	print(line("CPU time per turn (job process)", [f["cpu_ms"] for f in figures if "cpu_ms" in f]))
 	print(line("model time per turn (stub)", [f["model_ms"] for f in figures if "model_ms" in f]))
 	print(
 		line(
-			"queue wait + polling (client)",
+			"queue wait + delivery (client)",
 			[r["answer_ms"] - r["figures"].get("total_ms", 0) for r in answered if r.get("figures")],
 		)
 	)
@@ -402,6 +514,15 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(
 		f"peak memory: web worker {peaks['web']:.0f} MB, background worker {peaks['worker']:.0f} MB, job process {peaks['job']:.0f} MB"
 	)
+	cpu = harness["user"] + harness["system"]
+	print(
+		f"load test client CPU: {cpu:.1f} s ({harness['user']:.1f} user + {harness['system']:.1f} system) "
+		f"in {elapsed:.1f} s = {100 * cpu / elapsed:.0f}% of one core; stub model {harness['stub']:.1f} s"
+	)
+	print(
+		f"served CPU in the run: web (gunicorn) {harness['web']:.1f} s = {100 * harness['web'] / elapsed:.0f}% "
+		f"of one core; realtime server {harness['realtime']:.1f} s"
+	)
 	retried = [r for r in turns if (r.get("attempt") or 1) > 1]
 	if killed:
 		print(f"worker kill: {killed}")
@@ -410,7 +531,9 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	print(f"errors {len(errors)}")
 	for item in errors[:10]:
 		print(f"  - {item['error'][:200]}")
-	print(json.dumps({"turns_per_second": round(len(answered) / elapsed, 3), "errors": len(errors)}))
+	summary = {"turns_per_second": round(len(answered) / elapsed, 3), "errors": len(errors)}
+	summary.update(by_realtime=ways["realtime"], by_poll=ways["poll"], client_cpu_s=round(cpu, 1))
+	print(json.dumps(summary))
 
 
 if __name__ == "__main__":
