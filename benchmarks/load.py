@@ -251,6 +251,7 @@ class Person(threading.Thread):
 					return
 				question = f"{QUESTIONS[(hash(self.user) + n) % len(QUESTIONS)]} ({self.user} #{n})"
 				item = self.turn(http, question, conversation)
+				item["index"] = n
 				self.record(item)
 				conversation = item.get("conversation") or conversation
 		finally:
@@ -486,6 +487,18 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 		f"web requests by the client: {sum(asked):.0f} for {len(turns)} turns ({sum(asked) / elapsed:.1f}/s)"
 	)
 	print(line("engine overhead per turn (job)", [f["engine_ms"] for f in figures if "engine_ms" in f]))
+	# A person's first turn fills their cached allowance, procedures and companies; later ones read them.
+	for label, first in (("  first turn of each person", True), ("  later turns", False)):
+		print(
+			line(
+				label,
+				[
+					r["figures"]["engine_ms"]
+					for r in answered
+					if "engine_ms" in (r.get("figures") or {}) and (r.get("index") == 0) == first
+				],
+			)
+		)
 	print(line("CPU time per turn (job process)", [f["cpu_ms"] for f in figures if "cpu_ms" in f]))
 	print(line("model time per turn (stub)", [f["model_ms"] for f in figures if "model_ms" in f]))
 	print(

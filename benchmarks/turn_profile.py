@@ -8,15 +8,17 @@ Runs in one process with the bench's Python (from the bench's `sites` folder):
 It starts the OpenAI-compatible stub in-process (no think time), points the turn's provider at
 it (Agent Settings are not changed), and runs the same questions as `benchmarks/load.py` inline
 through `api._answer`, the path a background job takes. With `--per-conversation 3` the turns
-come in conversations of three, as in the load test, through `api.answer_queued` (the job's
-whole path: settings with keys, the conversation and its history read back). The first turn of
+come in conversations of three, as in the load test, each run by the background job's own body
+(`frappe_turns.run`: the stored turn, settings with keys, the conversation and its history read
+back, progress published, the end stored; its commit is skipped). The first turn of
 the process is cold (imports, registry, first reads of cached docs) unless `--preload` warms the
 process first, as a background worker does before it forks a job; the rest are warm. Every
 conversation is rolled back, so nothing is left on the site (the rate and budget counters in
 Redis do move).
 
 Prints: the cold and the warm turns' engine time (wall time minus time in the model) and CPU
-time (of the whole process, the in-process stub's share included), the warm turns' queries,
+time (the job's own figure with --per-conversation; otherwise of the whole process, the
+in-process stub's share included), the warm turns' queries,
 grouped by statement shape with their counts, and the cProfile functions with the largest
 cumulative time over the warm turns.
 """
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 	frappe.init(site=args.site)
 	frappe.connect()
 	from noviz_agent import api
-	from noviz_agent.edge import frappe_session
+	from noviz_agent.edge import frappe_session, frappe_turns
 	from noviz_agent.engine import turn_state
 	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 	from noviz_agent.testing.stub_provider import StubProvider
@@ -149,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
 						conversation,
 					)
 				else:
-					# The job's path: settings with keys, the conversation and its history read back.
+					# The job's body as a worker runs it: the stored turn read back, settings with
+					# keys, the conversation and its history, progress published, the end stored.
 					state = turn_state.new(
 						frappe.generate_hash(length=12),
 						args.user,
@@ -158,12 +161,13 @@ def main(argv: list[str] | None = None) -> int:
 						new_conversation=n % per == 0,
 						now=time.time(),
 					)
-					reply, figures = api.answer_queued(
-						state,
-						progress=lambda event: None,
-						cancelled=lambda: False,
-						on_reserved=lambda held: None,
-					)
+					frappe_turns.save(state)
+					commit, frappe.db.commit = frappe.db.commit, lambda: None  # rolled back below
+					try:
+						final = frappe_turns.run(state["turn"], 1, api.answer_queued)
+					finally:
+						frappe.db.commit = commit
+					reply, figures = {"response": final.get("response")}, dict(final["figures"])
 			finally:
 				figures_cpu = (time.process_time() - cpu) * 1000
 				if profiled:
@@ -173,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 				# it is rolled back after its last turn.
 				if last_of_conversation:
 					frappe.db.rollback()
-			figures["cpu_ms"] = figures_cpu
+			figures.setdefault("cpu_ms", figures_cpu)
 			kind = (reply.get("response") or {}).get("type")
 			rows.append({**figures, "queries": len(seen), "warm": warm, "type": kind})
 			if warm:
