@@ -37,13 +37,33 @@ def _key(turn: str, part: str) -> str:
 
 
 def load(turn: str) -> dict | None:
-	raw = frappe.cache.get(_key(turn, "state"))
-	return None if raw is None else json.loads(raw)
+	"""The turn's state with the progress its job reported so far (one round trip to Redis)."""
+	pipe = frappe.cache.pipeline(transaction=False)
+	pipe.get(_key(turn, "state"))
+	pipe.lrange(_key(turn, "events"), 0, -1)
+	pipe.get(_key(turn, "text"))
+	raw, events, text = pipe.execute()
+	if raw is None:
+		return None
+	state = json.loads(raw)
+	for event in events or []:
+		state = turn_state.with_event(state, json.loads(event))
+	if text:
+		state = turn_state.with_event(state, {"event": "text", "delta": text.decode()})
+	return state
 
 
 def save(state: dict) -> dict:
-	frappe.cache.set(_key(state["turn"], "state"), json.dumps(state, default=str), ex=STATE_TTL)
+	"""Store the state; the progress of the running attempt stays in its own keys (see `progress`)."""
+	stored = {k: v for k, v in state.items() if k != "text"}
+	stored["events"] = [e for e in state.get("events") or [] if e.get("event") == "retry"]
+	frappe.cache.set(_key(state["turn"], "state"), json.dumps(stored, default=str), ex=STATE_TTL)
 	return state
+
+
+def _forget_progress(turn: str) -> None:
+	"""A retried attempt starts with no progress: the lost attempt's steps and text go."""
+	frappe.cache.delete(_key(turn, "events"), _key(turn, "text"))
 
 
 def owned(turn: str, user: str) -> dict:
@@ -65,19 +85,21 @@ def queue_for(values: dict) -> tuple[str, int, float] | None:
 	The job's timeout stays MARGIN below the queue's worker timeout, and the turn's own limit
 	MARGIN below the job's, so a turn always ends with its own message, never a killed job.
 	"""
-	from frappe.utils.background_jobs import get_queue, get_queues_timeout, get_workers
+	from frappe.utils.background_jobs import get_queues_timeout
+
+	from noviz_agent.edge.frappe_session import served_queues
 
 	wanted = float(validation.limit(values, "max_seconds"))
 	timeouts = get_queues_timeout()
+	served = served_queues()
+	if served is None:
+		return None
 	for queue in QUEUES:
 		limit = int(timeouts.get(queue) or 300) - MARGIN
 		if wanted + MARGIN > limit and queue != QUEUES[-1]:
 			continue
-		try:
-			if not get_workers(get_queue(queue)):
-				continue
-		except Exception:
-			return None
+		if queue not in served:
+			continue
 		job_timeout = int(min(wanted + MARGIN, limit))
 		return queue, job_timeout, float(max(5, job_timeout - MARGIN))
 	return None
@@ -88,11 +110,12 @@ def claim_conversation(conversation: str, turn: str) -> bool:
 	return bool(frappe.cache.set(_key(conversation, "busy"), turn, nx=True, ex=STATE_TTL))
 
 
+# Delete the conversation's lock only if this turn holds it, in one step.
+RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return 0"
+
+
 def release_conversation(conversation: str, turn: str) -> None:
-	key = _key(conversation, "busy")
-	held = frappe.cache.get(key)
-	if held is not None and (held.decode() if isinstance(held, bytes) else held) == turn:
-		frappe.cache.delete(key)
+	frappe.cache.eval(RELEASE, 1, _key(conversation, "busy"), turn)
 
 
 def busy(conversation: str) -> bool:
@@ -166,6 +189,7 @@ def checked(state: dict) -> dict:
 	state = fresh
 	_settle_lost(state)
 	action, state = turn_state.recovered({**state, "reservation": None}, time.time())
+	_forget_progress(state["turn"])
 	save(state)
 	if action == "retry":
 		_enqueue(state)
@@ -229,12 +253,23 @@ def publish(user: str, turn: str, event: dict) -> None:
 
 
 def progress(turn: str, user: str):
-	"""The background turn's progress sender: to the person's browser, and into the state for a reload."""
+	"""The background turn's progress sender: to the person's browser, and kept for a reload.
+
+	Steps go on a list and streamed text onto a string of the turn's own (one round trip, whatever
+	the size of the state); `load` joins them to the state as `turn_state.with_event` would.
+	"""
+	events, text = _key(turn, "events"), _key(turn, "text")
 
 	def send(event: dict) -> None:
-		state = load(turn)
-		if state is not None and not turn_state.is_final(state):
-			save(turn_state.with_event(state, event))
+		pipe = frappe.cache.pipeline(transaction=False)
+		if event.get("event") == "text":
+			pipe.append(text, str(event.get("delta") or ""))
+			pipe.expire(text, STATE_TTL)
+		else:
+			pipe.rpush(events, json.dumps({k: v for k, v in event.items() if k != "turn"}, default=str))
+			pipe.ltrim(events, -turn_state.MAX_EVENTS, -1)
+			pipe.expire(events, STATE_TTL)
+		pipe.execute()
 		publish(user, turn, event)
 
 	return send
@@ -281,9 +316,12 @@ def counting_queries():
 
 
 def remember_reservation(turn: str, held) -> None:
-	"""Keep the attempt's budget reservation with the turn, so a lost attempt can still be settled."""
+	"""Keep the attempt's budget reservation with the turn, so a lost attempt can still be settled
+	(a reservation against no budget has nothing to settle and is not stored)."""
 	import dataclasses
 
+	if not held.caps:
+		return
 	state = load(turn)
 	if state is not None:
 		save({**state, "reservation": dataclasses.asdict(held)})
