@@ -74,6 +74,11 @@ def _consume(exc: Exception, fallback: str) -> str:
 	return message
 
 
+def companies_cached(limit: int) -> str:
+	"""The name a person's readable companies are kept under (frappe_allowance.cached)."""
+	return f"companies:{limit}"
+
+
 class FrappeConnector:
 	"""One person's view of the site, in canonical terms; must be built inside that person's session."""
 
@@ -139,7 +144,7 @@ class FrappeConnector:
 		def read() -> list[dict]:
 			return self.list("company", fields=["name", "currency"], order_by="name asc", limit=limit)
 
-		return cached(f"companies:{limit}", read, user=self.user)
+		return cached(companies_cached(limit), read, user=self.user)
 
 	def list(self, entity, *, fields=None, filters=None, order_by=None, limit=20, offset=0) -> list[dict]:
 		ent = self._entity(entity)

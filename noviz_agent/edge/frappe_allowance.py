@@ -45,6 +45,25 @@ def invalidate(doc=None, method=None, *args, **kwargs) -> None:
 	frappe.db.after_rollback.add(_bump)
 
 
+def cached_key(name: str, *, user: str | None = None) -> str:
+	return f"noviz_agent:{name}:g{generation()}" + (f":{user}" if user else "")
+
+
+def prefetch(keys: list[str]) -> None:
+	"""Read several cached values in one round trip to Redis, so the reads of this request or job
+	that follow find them in frappe's own per-request cache (`frappe.local.cache`) instead of
+	asking Redis one at a time. A value not in Redis is left for its reader to build."""
+	import pickle
+
+	local = frappe.local.cache
+	wanted = [k for k in dict.fromkeys(frappe.cache.make_key(key) for key in keys) if k not in local]
+	if not wanted:
+		return
+	for key, raw in zip(wanted, frappe.cache.mget(wanted), strict=True):
+		if raw is not None:
+			local[key] = pickle.loads(raw)
+
+
 def cached(name: str, build, *, user: str | None = None):
 	"""What `build()` returns, kept in Redis until roles, permissions or the agent's configuration change.
 
@@ -52,7 +71,7 @@ def cached(name: str, build, *, user: str | None = None):
 	systems). With `user`, the value is that person's own (read with their permissions). The
 	generation is part of the key, so a change is seen at once; older keys expire.
 	"""
-	key = f"noviz_agent:{name}:g{generation()}" + (f":{user}" if user else "")
+	key = cached_key(name, user=user)
 	value = frappe.cache.get_value(key, expires=True)
 	if value is None:
 		value = build()
@@ -110,9 +129,13 @@ def policy_limits() -> list[dict]:
 	)
 
 
+def policy_key() -> str:
+	return f"noviz_agent:role_policy:g{generation()}"
+
+
 def site_policy() -> RolePolicy:
 	"""The administrator's whole policy: rules and per-role limits (read once per change of any of them)."""
-	key = f"noviz_agent:role_policy:g{generation()}"
+	key = policy_key()
 	cached = frappe.cache.get_value(key, expires=True)
 	if cached is None:
 		cached = {"rows": policy_rows(), "limits": [dict(row) for row in policy_limits()]}

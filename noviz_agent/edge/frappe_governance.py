@@ -23,6 +23,7 @@ LOG = "Agent Interaction Log"
 CONVERSATION = "Agent Conversation"
 AUDITOR = "Agent Auditor"
 MICRO = 1_000_000  # cost kept in Redis as integer millionths
+BUDGETS_CACHED = "budgets"  # the enabled budgets, kept in Redis (frappe_allowance.cached)
 
 
 # --- budgets ----------------------------------------------------------------------------
@@ -50,7 +51,7 @@ def caps() -> list[Cap]:
 			money=float(r["monthly_cost"] or 0),
 			warn_at=float(r["notify_percent"] or 80) / 100,
 		)
-		for r in cached("budgets", _budget_rows)
+		for r in cached(BUDGETS_CACHED, _budget_rows)
 	]
 
 

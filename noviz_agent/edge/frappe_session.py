@@ -212,26 +212,34 @@ def analysis_enqueuer(user: str, turn: str | None) -> Callable[[str, dict, list[
 	return enqueue_analysis
 
 
-LONG_QUEUE_KEY = "noviz_agent:long_queue_served"
+SERVED_QUEUES_KEY = "noviz_agent:served_queues"
+SERVED_QUEUES_SECONDS = 30
+
+
+def served_queues() -> frozenset[str] | None:
+	"""The queues some worker listens on (None when RQ cannot be read).
+
+	RQ's list of workers is read at most every 30 seconds (one key in Redis instead of one read
+	per worker on every message); a worker that just started or stopped is seen within that time.
+	"""
+	from frappe.utils.background_jobs import generate_qname, get_workers
+
+	cached = frappe.cache.get_value(SERVED_QUEUES_KEY, expires=True)
+	if cached is not None:
+		return frozenset(cached)
+	prefix = generate_qname("")  # this bench's queues (another bench may share the Redis)
+	try:
+		names = {q for w in get_workers() for q in w.queue_names()}
+	except Exception:
+		return None
+	served = sorted(q[len(prefix) :] for q in names if q.startswith(prefix))
+	frappe.cache.set_value(SERVED_QUEUES_KEY, served, expires_in_sec=SERVED_QUEUES_SECONDS)
+	return frozenset(served)
 
 
 def long_queue_served() -> bool:
-	"""Whether a worker listens on the long queue: without one a queued analysis would never run.
-
-	RQ's list of workers is read at most every 30 seconds (one key in Redis instead of one read
-	per worker every turn); a worker that just started or stopped is seen within that time.
-	"""
-	from frappe.utils.background_jobs import get_queue, get_workers
-
-	cached = frappe.cache.get_value(LONG_QUEUE_KEY, expires=True)
-	if cached is not None:
-		return bool(cached)
-	try:
-		served = bool(get_workers(get_queue("long")))
-	except Exception:
-		served = False
-	frappe.cache.set_value(LONG_QUEUE_KEY, int(served), expires_in_sec=30)
-	return served
+	"""Whether a worker listens on the long queue: without one a queued analysis would never run."""
+	return "long" in (served_queues() or ())
 
 
 def intake_system(user: str, values: dict):
@@ -246,6 +254,31 @@ def registry():
 	from noviz_agent.tools import registry as shared
 
 	return shared()
+
+
+def _prefetch_turn_config(person: Person, tools) -> None:
+	"""The cached configuration a turn reads (allowance, policy, budgets, procedures, companies,
+	other systems, installed DocTypes, queues) in one round trip instead of one each."""
+	from noviz_agent.connectors.dataset_reader import MAX_COMPANIES_LISTED
+	from noviz_agent.connectors.frappe_connector import companies_cached
+	from noviz_agent.edge import frappe_allowance as cache
+	from noviz_agent.edge.frappe_governance import BUDGETS_CACHED
+	from noviz_agent.edge.frappe_sops import PROCEDURES_CACHED
+	from noviz_agent.edge.frappe_systems import SYSTEMS_CACHED
+
+	user = person.user
+	cache.prefetch(
+		[
+			cache.cache_key(person, tools),
+			cache.policy_key(),
+			cache.PRESENT_KEY,
+			SERVED_QUEUES_KEY,
+			cache.cached_key(SYSTEMS_CACHED),
+			cache.cached_key(BUDGETS_CACHED),
+			cache.cached_key(PROCEDURES_CACHED, user=user),
+			cache.cached_key(companies_cached(MAX_COMPANIES_LISTED), user=user),
+		]
+	)
 
 
 def build_session(
@@ -268,8 +301,9 @@ def build_session(
 
 	user = frappe.session.user
 	person = person_for(user)
-	connector = make_connector(user)
 	tools = registry()
+	_prefetch_turn_config(person, tools)
+	connector = make_connector(user)
 	limits = limits_from(values)
 	if turn_seconds:
 		limits = dataclasses.replace(

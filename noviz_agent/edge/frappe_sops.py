@@ -60,12 +60,15 @@ def problems(text: str) -> list[Problem]:
 	return validate(text, matcher())
 
 
+PROCEDURES_CACHED = "procedures"  # each person's readable procedures (frappe_allowance.cached)
+
+
 def load_specs() -> list[SopSpec]:
 	"""The enabled procedures this person can read, with their roles (kept in Redis per person
 	until a procedure, a role or a permission changes)."""
 	from noviz_agent.edge.frappe_allowance import cached
 
-	rows = cached("procedures", _readable_procedures, user=frappe.session.user)
+	rows = cached(PROCEDURES_CACHED, _readable_procedures, user=frappe.session.user)
 	return [
 		SopSpec(
 			name=row["name"],

@@ -10,6 +10,7 @@ from noviz_agent.connectors.systems import KNOWN, system_model
 
 SYSTEM = "Agent System"
 CONNECTION = "Agent System Connection"
+SYSTEMS_CACHED = "systems_enabled"  # whether any system is enabled (frappe_allowance.cached)
 
 
 def connections(user: str) -> list[dict]:
@@ -20,7 +21,7 @@ def connections(user: str) -> list[dict]:
 	# system changes) instead of a permission-checked list per turn.
 	from noviz_agent.edge.frappe_allowance import cached
 
-	if not cached("systems_enabled", lambda: bool(frappe.db.exists(SYSTEM, {"enabled": 1}))):
+	if not cached(SYSTEMS_CACHED, lambda: bool(frappe.db.exists(SYSTEM, {"enabled": 1}))):
 		return []
 	rows = frappe.get_list(CONNECTION, filters={"person": user}, fields=["name", "system", "api_key"])
 	out = []
