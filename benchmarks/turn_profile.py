@@ -162,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
 						now=time.time(),
 					)
 					frappe_turns.save(state)
+					# Each job starts with frappe's per-request caches empty (frappe.init), as here.
+					frappe.local.cache, frappe.local.role_permissions = {}, {}
+					frappe.local.valid_columns, frappe.local.new_doc_templates = {}, {}
+					frappe.local.user_perms = None
+					frappe.set_user(args.user)
 					commit, frappe.db.commit = frappe.db.commit, lambda: None  # rolled back below
 					try:
 						final = frappe_turns.run(state["turn"], 1, api.answer_queued)
