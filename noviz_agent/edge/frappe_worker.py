@@ -60,6 +60,24 @@ class NoForkWorker(SimpleWorker):
 			self._stop_requested = True
 
 
+def niceness(conf) -> int:
+	"""How much lower than the web's this worker's CPU priority is: `noviz_agent_worker_niceness` in
+	the site config, 0 by default. Frappe lowers every background worker by 10
+	(`background_process_niceness`) because its jobs can wait; a turn cannot: the person is
+	waiting for it as for a web request, and at +10 a busy web server or database takes almost
+	all the CPU from it."""
+	value = conf.get("noviz_agent_worker_niceness")
+	return max(0, int(value)) if value not in (None, "") else 0
+
+
+def raise_niceness(conf) -> None:
+	import os
+
+	step = niceness(conf)
+	if step:
+		os.nice(step)
+
+
 def start(
 	queue: str | None = None,
 	quiet: bool = False,
@@ -70,7 +88,7 @@ def start(
 ) -> None:  # pragma: no cover - runs until stopped; the site test runs it with burst
 	"""Frappe's `start_worker`, with the no-fork worker class and the two bounds."""
 	import frappe
-	from frappe.utils.background_jobs import _freeze_gc, get_queue_list, get_redis_conn, set_niceness
+	from frappe.utils.background_jobs import _freeze_gc, get_queue_list, get_redis_conn
 	from rq.worker import DequeueStrategy
 
 	from noviz_agent.edge import frappe_warm
@@ -81,7 +99,7 @@ def start(
 		connection = get_redis_conn()
 		names = [q.strip() for q in queue.split(",")] if queue else None
 		queues = get_queue_list(names, build_queue_name=True)
-	set_niceness()
+	raise_niceness(frappe.get_conf())
 	worker = NoForkWorker(queues, connection=connection)
 	worker.max_memory_mb = float(max_memory_mb or 0)
 	worker.work(

@@ -115,3 +115,15 @@ class TestMemoryBound(BackgroundTestCase):
 			worker.max_memory_mb = used / 2
 			worker.execute_job(None, None)
 		self.assertTrue(worker._stop_requested, "above its bound the worker must stop after the job")
+
+
+class TestPriority(BackgroundTestCase):
+	def test_the_agents_worker_keeps_web_priority_unless_the_site_config_lowers_it(self):
+		from noviz_agent.edge import frappe_worker
+
+		# Frappe lowers its background workers by 10; a person waits on a turn as on a web request.
+		self.assertEqual(frappe_worker.niceness({}), 0)
+		self.assertEqual(frappe_worker.niceness({"background_process_niceness": 10}), 0)
+		self.assertEqual(frappe_worker.niceness({"noviz_agent_worker_niceness": 5}), 5)
+		# Raising priority needs root: a negative value is not tried.
+		self.assertEqual(frappe_worker.niceness({"noviz_agent_worker_niceness": -5}), 0)
