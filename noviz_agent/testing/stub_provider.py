@@ -11,11 +11,16 @@ tool schemas, the 128-tool cap and the order of tool messages. A request OpenAI 
 gets HTTP 400 in OpenAI's error shape and takes nothing from the queue, so every test that
 talks to the stub is also a conformance test (`profile="azure"` or `"gemini"` for those rules).
 
+A request with `"stream": true` gets the same reply as Server-Sent Events in OpenAI's chunk
+format (`stub_stream`), sent with chunked transfer after any `delay`; scripted errors and `raw`
+replies go out as they are. `streams=False` refuses streaming with HTTP 400 instead, as a
+server that cannot stream would, to test a client's fallback.
+
 Each chat request takes the next scripted response; with the queue empty, `rules` answers
 (a list tool for questions about records, `<entity>.create` for "create a customer named X",
 a short text after a tool result). Tool names go out in wire form ("." → "__").
 
-    python -m noviz_agent.testing.stub_provider --port 8765 [--script responses.json]
+    python -m noviz_agent.testing.stub_provider --port 8765 [--script responses.json] [--no-stream]
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any
 
 from noviz_agent.engine.message_rules import check_messages
 from noviz_agent.engine.schema_rules import PROFILES, Problem, check_tools
+from noviz_agent.testing.stub_stream import DONE, event, stream_chunks
 
 __all__ = ["StubProvider", "hashed_embedding", "rule_reply"]
 
@@ -61,6 +67,7 @@ class StubProvider:
 		verbose: bool = False,
 		profile: str = "openai",
 		latency: tuple[float, float] = (0.0, 0.0),
+		streams: bool = True,
 	):
 		if profile not in PROFILES:
 			raise ValueError(f"StubProvider: unknown profile {profile!r}; use one of {', '.join(PROFILES)}")
@@ -70,6 +77,7 @@ class StubProvider:
 		# Seconds each rule answer waits, drawn evenly from (low, high): a model's think time.
 		self.latency = latency
 		self.rules = rules
+		self.streams = streams  # False: `stream: true` gets HTTP 400, as from a server that cannot stream
 		self.embedding_dims = embedding_dims
 		self.verbose = verbose
 		self.requests: list[dict] = []
@@ -289,7 +297,7 @@ class _Handler(BaseHTTPRequestHandler):
 		self._json(404, {"error": {"message": f"no route for POST {self.path}", "type": "not_found"}})
 
 	def _chat(self, body: dict) -> None:
-		if body.get("stream"):
+		if body.get("stream") and not self.stub.streams:
 			return self._json(
 				400,
 				{
@@ -324,7 +332,28 @@ class _Handler(BaseHTTPRequestHandler):
 				"code": status,
 			}
 			return self._json(status, {"error": error}, headers)
-		self._json(200, self.stub._completion(body, scripted))
+		completion = self.stub._completion(body, scripted)
+		if body.get("stream"):
+			options = body.get("stream_options")
+			include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
+			return self._stream(stream_chunks(completion, include_usage=include_usage))
+		self._json(200, completion)
+
+	def _stream(self, chunks: list[dict]) -> None:
+		"""Send chunks as Server-Sent Events in chunked transfer, so a kept-alive client sees the end."""
+		try:
+			self.send_response(200)
+			self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+			self.send_header("Cache-Control", "no-cache")
+			self.send_header("Transfer-Encoding", "chunked")
+			self.end_headers()
+			for chunk in chunks:
+				data = event(chunk)
+				self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+			# [DONE] and the end of the chunked body in one write: the body ends with its last event.
+			self.wfile.write(b"%x\r\n%s\r\n0\r\n\r\n" % (len(DONE), DONE))
+		except (BrokenPipeError, ConnectionResetError):
+			self.close_connection = True  # the client stopped reading mid-stream
 
 	def _json(self, status: int, payload: dict, headers: dict | None = None) -> None:
 		self._send(status, json.dumps(payload).encode(), "application/json", headers)
@@ -453,6 +482,11 @@ def main(argv: list[str] | None = None) -> None:
 	parser.add_argument("--no-rules", action="store_true", help="answer HTTP 500 once the script is used up")
 	parser.add_argument("--quiet", action="store_true")
 	parser.add_argument(
+		"--no-stream",
+		action="store_true",
+		help="refuse stream=true with HTTP 400 (to try a client's fallback)",
+	)
+	parser.add_argument(
 		"--profile", default="openai", choices=sorted(PROFILES), help="whose request rules to enforce"
 	)
 	parser.add_argument(
@@ -475,6 +509,7 @@ def main(argv: list[str] | None = None) -> None:
 		verbose=not args.quiet,
 		profile=args.profile,
 		latency=latency,
+		streams=not args.no_stream,
 	)
 	stub.start()
 	print(

@@ -78,7 +78,7 @@ def test_a_printed_tool_call_or_think_block_is_never_streamed_to_the_person():
 
 
 def test_a_provider_that_refuses_streaming_is_asked_again_without_it():
-	with StubProvider() as stub:
+	with StubProvider(streams=False) as stub:
 		stub.push(text="Plain answer.")
 		provider = OpenAICompatibleProvider(ModelSettings(stub.base_url, model="stub-model", max_retries=0))
 		streaming = StreamingProvider(provider, lambda piece: None)
