@@ -10,13 +10,14 @@ Text that may turn out to be a printed tool call or a <think> block (it starts w
 
 from __future__ import annotations
 
+import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall
 from noviz_agent.engine.provider.openai_compatible import THINK_BLOCK, OpenAICompatibleProvider, _usage
-from noviz_agent.engine.provider.retry import GaveUp, classify
+from noviz_agent.engine.provider.retry import GaveUp, StreamError, classify
 from noviz_agent.engine.provider.text_calls import parse_text_tool_calls
 
 HELD_STARTS = ("<", "{", "[", "`")
@@ -87,21 +88,24 @@ class StreamingProvider:
 		pieces = _Pieces(self.on_text, self.flush_chars)
 		calls: dict[int, dict] = {}
 		usage, model, finish = None, "", None
-		for chunk in stream:
-			model = getattr(chunk, "model", None) or model
-			if getattr(chunk, "usage", None) is not None:
-				usage = chunk.usage
-			for choice in getattr(chunk, "choices", None) or []:
-				finish = choice.finish_reason or finish
-				delta = choice.delta
-				if getattr(delta, "content", None):
-					pieces.add(delta.content)
-				for part in getattr(delta, "tool_calls", None) or []:
-					slot = calls.setdefault(part.index, {"id": None, "name": "", "arguments": ""})
-					slot["id"] = part.id or slot["id"]
-					if part.function is not None:
-						slot["name"] += part.function.name or ""
-						slot["arguments"] += part.function.arguments or ""
+		for chunk in _chunks(stream):
+			model = _get(chunk, "model") or model
+			if _get(chunk, "usage") is not None:
+				usage = _get(chunk, "usage")
+			for choice in _get(chunk, "choices") or []:
+				finish = _get(choice, "finish_reason") or finish
+				delta = _get(choice, "delta") or {}
+				if _get(delta, "content"):
+					pieces.add(_get(delta, "content"))
+				for part in _get(delta, "tool_calls") or []:
+					slot = calls.setdefault(_get(part, "index"), {"id": None, "name": "", "arguments": ""})
+					slot["id"] = _get(part, "id") or slot["id"]
+					function = _get(part, "function")
+					if function is not None:
+						slot["name"] += _get(function, "name") or ""
+						slot["arguments"] += _get(function, "arguments") or ""
+		if isinstance(usage, dict):
+			usage = _Usage(usage)
 		if not calls:
 			pieces.flush()
 		text = THINK_BLOCK.sub("", pieces.text)
@@ -114,3 +118,57 @@ class StreamingProvider:
 				finish = "tool_calls"
 		model = model or self.provider.settings.model
 		return ModelReply(text.strip(), found, _usage(usage), model, finish, attempts=attempts)
+
+
+def _get(item: Any, name: str) -> Any:
+	"""A field of a chunk read from the wire (a dict) or built by a client (an object)."""
+	return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+class _Usage:
+	"""A usage dict read from the wire, with the attributes `_usage` reads."""
+
+	def __init__(self, raw: dict):
+		self.prompt_tokens = raw.get("prompt_tokens")
+		self.completion_tokens = raw.get("completion_tokens")
+		details = raw.get("prompt_tokens_details") or {}
+		self.prompt_tokens_details = _Usage.Details(details.get("cached_tokens"))
+		self.model_extra = {k: v for k, v in raw.items() if k == "prompt_cache_hit_tokens"}
+
+	class Details:
+		def __init__(self, cached_tokens):
+			self.cached_tokens = cached_tokens
+
+
+def _chunks(stream) -> Iterator[Any]:
+	"""The stream's chunks. From the SDK's stream, the server-sent events are read here as plain
+	JSON (no typed object per chunk, one per token on a real provider) and the body is read to
+	its end after `[DONE]`, so the connection goes back to the client's pool: the SDK's own
+	iterator stops at `[DONE]` and closes the response unread, which drops the connection and
+	makes every streamed call open (and, over TLS, negotiate) a new one."""
+	response = getattr(stream, "response", None)
+	if response is None or not hasattr(response, "iter_lines"):
+		yield from stream  # a client's own iterator of chunk objects
+		return
+	try:
+		lines = response.iter_lines()
+		data: list[str] = []
+		for line in lines:
+			if line.startswith("data:"):
+				data.append(line[5:].lstrip())
+				continue
+			if line or not data:
+				continue  # comments, event names and ids; or a blank line between nothing
+			payload, data = "\n".join(data), []
+			if payload.startswith("[DONE]"):
+				for _rest in lines:
+					pass  # the end of the body, so the connection can be used again
+				return
+			chunk = json.loads(payload)
+			if isinstance(chunk, dict) and chunk.get("error"):
+				error = chunk["error"]
+				message = error.get("message") if isinstance(error, dict) else None
+				raise StreamError(message or "An error occurred during streaming")
+			yield chunk
+	finally:
+		response.close()

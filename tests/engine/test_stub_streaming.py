@@ -181,6 +181,29 @@ def test_the_streaming_provider_gets_the_plain_reply_in_one_request(kind):
 		assert pieces == []  # nothing streams from a reply that calls tools
 
 
+def test_streamed_calls_go_back_to_one_kept_alive_connection(monkeypatch):
+	# The SDK's own stream iterator stops at [DONE] and closes the response unread, which drops
+	# the connection: every streamed call then opens a new one (a new TLS handshake on a provider).
+	from noviz_agent.testing import stub_provider
+
+	opened: list = []
+	setup = stub_provider._Handler.setup
+
+	def counting(handler):
+		opened.append(handler.client_address)
+		setup(handler)
+
+	monkeypatch.setattr(stub_provider._Handler, "setup", counting)
+	with StubProvider(rules=False) as stub:
+		for kind in ("text", "tool_calls", "text"):
+			stub.push(SCRIPTS[kind])
+		streaming = StreamingProvider(provider_for(stub), lambda piece: None)
+		replies = [streaming.complete(MESSAGES, TOOLS) for _ in range(3)]
+		assert len(stub.chat_requests) == 3
+	assert [r.text for r in replies] == [TEXT, "", TEXT]
+	assert len(opened) == 1, opened
+
+
 # -- the wire: usage, framing, errors --------------------------------------------------------------
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace as NS
 
+import pytest
+
 from noviz_agent.engine.llm import ModelSettings, OpenAICompatibleProvider
 from noviz_agent.engine.streaming import StreamingProvider
 from noviz_agent.testing.stub_provider import StubProvider
@@ -95,3 +97,53 @@ def test_the_stub_waits_its_think_time_on_rule_answers_only():
 	stub.push(text="scripted")
 	assert "delay" not in stub._next_chat(body)
 	assert "delay" not in StubProvider()._next_chat(body)
+
+
+class _WireResponse:
+	"""An httpx-like response: the server-sent event lines of one stream, and whether it was closed."""
+
+	def __init__(self, lines):
+		self.lines, self.closed = list(lines), False
+
+	def iter_lines(self):
+		yield from self.lines
+
+	def close(self):
+		self.closed = True
+
+
+def test_an_error_sent_inside_the_stream_fails_the_call_with_the_providers_message():
+	from noviz_agent.engine.errors import ProviderError
+
+	response = _WireResponse(
+		[
+			'data: {"id": "c1", "choices": [{"index": 0, "delta": {"content": "Hel"}}]}',
+			"",
+			'data: {"error": {"message": "the model is overloaded"}}',
+			"",
+		]
+	)
+	provider, _ = _provider([])
+	provider.client.chat.completions.create = lambda **request: NS(response=response)
+	with pytest.raises(ProviderError, match="in the middle of its reply: the model is overloaded"):
+		StreamingProvider(provider, lambda piece: None).complete([{"role": "user"}], [])
+	assert response.closed
+
+
+def test_the_rest_of_the_body_after_done_is_read_before_the_response_is_closed():
+	from noviz_agent.engine import streaming
+
+	rest_read = []
+
+	def lines():
+		yield 'data: {"choices": [{"index": 0, "delta": {"content": "Hi."}, "finish_reason": "stop"}]}'
+		yield ""
+		yield "data: [DONE]"
+		yield ""
+		rest_read.append(True)  # only reached when the body is read to its end
+
+	response = _WireResponse([])
+	response.iter_lines = lines
+	chunks = list(streaming._chunks(NS(response=response)))
+	assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["Hi."]
+	assert rest_read == [True] and response.closed

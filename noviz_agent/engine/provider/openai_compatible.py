@@ -174,6 +174,7 @@ class OpenAICompatibleProvider:
 			"connection": f"Could not connect to the model provider at {url} ({tries}){detail}. Check that the server is running and that the base URL in Agent Settings is right.",
 			"rate_limit": f"The model provider at {url} is limiting requests (HTTP 429, {tries}){detail}. Wait a moment and try again, or check the plan's rate limits.",
 			"server": f"The model provider at {url} failed with HTTP {fault.status} ({tries}){detail}. Check the server's logs, then try again.",
+			"stream": f"The model provider at {url} reported an error in the middle of its reply{detail}. Try again; if it keeps happening, check the server's logs.",
 			"auth": f"The model provider at {url} refused the API key (HTTP {fault.status}). Check the API key in Agent Settings.",
 			"not_found": f"The model provider at {url} does not know the model {self.settings.model!r} (HTTP 404){detail}. Check the model name and base URL in Agent Settings.",
 			"rejected": f"The model provider at {url} rejected the request (HTTP {fault.status}){detail}.",

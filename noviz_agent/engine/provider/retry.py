@@ -93,8 +93,16 @@ class RetryPolicy:
 		return base * (0.5 + self.rng() / 2)
 
 
+class StreamError(Exception):
+	"""The server reported an error inside a stream it had started (HTTP 200 already sent)."""
+
+
 def classify(exc: Exception) -> Fault:
 	"""An exception of the `openai` SDK as a Fault; anything else is a bug and is raised again."""
+	if isinstance(exc, StreamError | openai.APIError) and not isinstance(exc, openai.APIStatusError):
+		if not isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError):
+			# An error reported mid-stream: the server failed this reply; it is not asked again.
+			return Fault("stream", False, detail=str(exc)[:200])
 	if isinstance(exc, openai.APITimeoutError):
 		return Fault("timeout", True)
 	if isinstance(exc, openai.APIConnectionError):
