@@ -95,3 +95,29 @@ def test_without_an_embedder_only_exact_repeats_hit():
 	assert math.isclose(
 		cache.lookup("ann", "TOP customers by revenue?", first_in_conversation=True).similarity, 1.0
 	)
+
+
+def test_vectors_are_kept_packed_and_entries_kept_as_float_lists_still_match():
+	import json
+
+	cache = _cache()
+	cache.remember("ann", "list top customers by revenue", ANSWER, first_in_conversation=True, wrote=False)
+	(recent_key,) = [k for k in cache.store._data if k.startswith("recent:")]
+	(item,) = cache.store.get(recent_key)
+	assert isinstance(item["vector"], str)  # base64 of float32, not 11 JSON floats
+	# An entry stored before vectors were packed: a plain list of floats, unit length.
+	old = [float(v) for v in _bag_embed(["top customers by revenue"])[0]]
+	norm = math.sqrt(sum(v * v for v in old))
+	cache.store.put(
+		recent_key,
+		[{"text": "top customers by revenue", "vector": [v / norm for v in old]}],
+		600,
+	)
+	cache.store.put(
+		ResponseCache._key("ann", "", "top customers by revenue"),
+		{"question": "Top customers by revenue?", "response": ANSWER},
+		600,
+	)
+	hit = cache.lookup("ann", "customers top by revenue", first_in_conversation=True)
+	assert hit is not None and hit.kind == "similar" and hit.similarity > 0.99
+	assert json.loads(json.dumps(hit.response)) == ANSWER
