@@ -1,6 +1,7 @@
 """Load test: N concurrent people through the real turn API of a served site, with a stub model.
 
-Each person signs in as their own desk user, sends questions through `noviz_agent.api.send`
+Each person signs in as their own desk user (all of them before the clock starts: a login is
+not a turn), then all start at once: each sends questions through `noviz_agent.api.send`
 and waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
 on a socket.io connection of their own, as the chat does; `noviz_agent.api.turn_status` (what the
 chat reads after a reload) is read once per turn for the job's figures, and as a slow safety poll
@@ -223,6 +224,8 @@ class Person(threading.Thread):
 		self.args, self.url, self.user, self.turns, self.deadline = args, args.url, user, args.turns, deadline
 		self.results, self.lock = results, lock
 		self.mailbox, self.realtime, self.requests = Mailbox(), None, 0
+		# Everyone signs in (and connects to realtime) first; the turns start together on `go`.
+		self.signed_in, self.go = threading.Event(), None
 
 	def record(self, item: dict):
 		with self.lock:
@@ -233,6 +236,7 @@ class Person(threading.Thread):
 			http = login(self.url, self.user, PASSWORD)
 		except Exception as exc:
 			self.record({"error": f"login: {exc}"})
+			self.signed_in.set()
 			return
 		if not self.args.poll:
 			self.realtime = Realtime(
@@ -244,6 +248,9 @@ class Person(threading.Thread):
 				# Its turns still end, by the safety poll; the run reports the failed connection.
 				self.record({"error": f"realtime connection of {self.user}: {exc}", "connection": True})
 				self.realtime = None
+		self.signed_in.set()
+		if self.go is not None:
+			self.go.wait()
 		try:
 			conversation = None
 			for n in range(self.turns):
@@ -430,14 +437,24 @@ def run(args, users: list[str], stub_pid: int) -> int:
 			f"safety poll every {args.safety_poll_seconds:g} s and once at the time bound"
 		)
 	sampler.start()
+	# Sign everyone in and connect them to realtime first (a login's password check is costly and
+	# is not part of a turn), then start every person's turns at the same moment.
+	go, signing = threading.Event(), time.time()
+	people = [Person(args, user, signing + args.max_seconds, results, lock) for user in users]
+	for person in people:
+		person.go = go
+		person.start()
+	for person in people:
+		person.signed_in.wait(max(1, signing + 120 - time.time()))
+	print(f"signed in and connected {len(people)} people in {time.time() - signing:.1f} s; turns start now")
 	usage, stub_cpu = resource.getrusage(resource.RUSAGE_SELF), cpu_seconds(stub_pid)
 	served = {"web": processes(args.web_match), "realtime": processes(args.realtime_match, b"node")}
 	served_cpu = {pid: cpu_seconds(pid) for pids in served.values() for pid in pids}
 	began = time.time()
 	deadline = began + args.max_seconds
-	people = [Person(args, user, deadline, results, lock) for user in users]
 	for person in people:
-		person.start()
+		person.deadline = deadline
+	go.set()
 	killed = None
 	if args.kill_worker_at:
 		time.sleep(args.kill_worker_at)
