@@ -216,12 +216,20 @@ _CHUNK = {
 
 
 def _provider_client() -> None:
-	"""The OpenAI client imports its chat resources and builds its response models on first use:
-	do both now, with no request."""
+	"""The OpenAI client imports its chat resources and builds its response models on first use,
+	and the first client reads the CA certificates: all three now, with no request."""
 	import openai
 	from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-	client = openai.OpenAI(base_url="http://127.0.0.1:9/v1", api_key="preload", max_retries=0)
+	from noviz_agent.engine.provider.openai_compatible import tls_context
+
+	# The TLS context with the CA certificates: every provider client of this process shares it.
+	client = openai.OpenAI(
+		base_url="http://127.0.0.1:9/v1",
+		api_key="preload",
+		max_retries=0,
+		http_client=openai.DefaultHttpxClient(verify=tls_context()),
+	)
 	_ = client.chat.completions
 	client.close()
 	try:

@@ -66,3 +66,26 @@ def test_the_body_posted_as_is_equals_what_the_sdks_create_sends():
 		posted, created = stub.chat_requests
 	assert posted == created
 	assert posted["top_k"] == 20 and posted["tools"] == request["tools"] and "extra_body" not in posted
+
+
+def test_clients_for_different_settings_read_the_ca_certificates_once(monkeypatch):
+	import ssl
+
+	from noviz_agent.engine.provider import openai_compatible
+
+	reads = []
+	for method in ("load_default_certs", "load_verify_locations"):
+		original = getattr(ssl.SSLContext, method)
+
+		def counting(self, *args, _original=original, _method=method, **kwargs):
+			reads.append(_method)
+			return _original(self, *args, **kwargs)
+
+		monkeypatch.setattr(ssl.SSLContext, method, counting)
+	openai_compatible.tls_context.cache_clear()
+	openai_compatible.shared_client.cache_clear()
+	clients = [
+		OpenAICompatibleProvider(ProviderSettings(URL, api_key=f"sk-{n}", model="m")).client for n in range(3)
+	]
+	assert len({id(c) for c in clients}) == 3
+	assert len(reads) == 1, reads  # one TLS context for the process, not one per client

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import random
 import re
+import ssl
 import time
 from collections.abc import Callable
 from typing import Any
@@ -45,13 +46,20 @@ class ProviderFailure(ProviderError):
 		self.status = status
 
 
+@functools.lru_cache(maxsize=1)
+def tls_context() -> ssl.SSLContext:
+	"""The TLS context every provider client uses: the system's CA certificates (and SSL_CERT_FILE /
+	SSL_CERT_DIR where set), read once per process instead of once per client (tens of ms)."""
+	return ssl.create_default_context()
+
+
 @functools.lru_cache(maxsize=16)
 def shared_client(base_url: str, api_key: str, timeout: float, headers: tuple = ()) -> openai.OpenAI:
 	"""One HTTP client per process for each server, key, timeout and headers, reused by every turn.
 
-	Building a client builds its TLS context (reading the CA bundle: tens of milliseconds), and a
-	kept client keeps its connections open. It holds no person's data: the key is part of what
-	selects it, so a key is only ever sent with the settings it came with. Thread-safe (httpx).
+	A kept client keeps its connections open, and all share one TLS context. It holds no person's
+	data: the key is part of what selects it, so a key is only ever sent with the settings it came
+	with. Thread-safe (httpx).
 	"""
 	return openai.OpenAI(
 		base_url=base_url,
@@ -59,6 +67,7 @@ def shared_client(base_url: str, api_key: str, timeout: float, headers: tuple = 
 		timeout=timeout,
 		max_retries=0,
 		default_headers=dict(headers) or None,
+		http_client=openai.DefaultHttpxClient(verify=tls_context()),
 	)
 
 
