@@ -1,8 +1,9 @@
 """Load test: N concurrent people through the real turn API of a served site, with a stub model.
 
 Each person signs in as their own desk user (all of them before the clock starts: a login is
-not a turn), then all start at once: each sends questions through `noviz_agent.api.send`
-and waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
+not a turn); their first questions then come spread over --ramp-seconds (default 5; 0: all in
+the same instant), and each person asks the next as soon as an answer arrives. Each question
+goes through `noviz_agent.api.send`, and the person waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
 on a socket.io connection of their own, as the chat does; `noviz_agent.api.turn_status` (what the
 chat reads after a reload) is read once per turn for the job's figures, and as a slow safety poll
 (every --safety-poll-seconds, and once at the time bound) so that a lost event never hangs the run.
@@ -226,6 +227,7 @@ class Person(threading.Thread):
 		self.mailbox, self.realtime, self.requests = Mailbox(), None, 0
 		# Everyone signs in (and connects to realtime) first; the turns start together on `go`.
 		self.signed_in, self.go = threading.Event(), None
+		self.start_after = 0.0  # seconds after `go` of this person's first question (the ramp)
 
 	def record(self, item: dict):
 		with self.lock:
@@ -251,6 +253,8 @@ class Person(threading.Thread):
 		self.signed_in.set()
 		if self.go is not None:
 			self.go.wait()
+		if self.start_after:
+			time.sleep(self.start_after)
 		try:
 			conversation = None
 			for n in range(self.turns):
@@ -342,6 +346,12 @@ def main(argv: list[str] | None = None) -> int:
 		"--configure", action="store_true", help="point Agent Settings at the stub for the run"
 	)
 	parser.add_argument("--kill-worker-at", type=float, default=0, help="seconds in; 0 = no kill")
+	parser.add_argument(
+		"--ramp-seconds",
+		type=float,
+		default=5.0,
+		help="the people's first questions are spread evenly over this many seconds (0: all at once)",
+	)
 	parser.add_argument("--web-match", default="gunicorn")
 	parser.add_argument("--worker-match", default="bench_helper frappe worker")
 	parser.add_argument("--realtime-url", default="http://127.0.0.1:9000", help="Frappe's socketio server")
@@ -452,8 +462,9 @@ def run(args, users: list[str], stub_pid: int) -> int:
 	served_cpu = {pid: cpu_seconds(pid) for pids in served.values() for pid in pids}
 	began = time.time()
 	deadline = began + args.max_seconds
-	for person in people:
+	for n, person in enumerate(people):
 		person.deadline = deadline
+		person.start_after = args.ramp_seconds * n / max(1, len(people))
 	go.set()
 	killed = None
 	if args.kill_worker_at:
@@ -483,7 +494,10 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	answered = [r for r in turns if not r.get("error")]
 	errors = [r for r in results if r.get("error")]
 	figures = [r["figures"] for r in answered if r.get("figures")]
-	print(f"people {args.people}, turns per person {args.turns}, stub think time {args.latency_ms} ms")
+	print(
+		f"people {args.people}, turns per person {args.turns}, stub think time {args.latency_ms} ms,"
+		f" first questions spread over {args.ramp_seconds:g} s"
+	)
 	tried = [r for r in results if not r.get("connection")]
 	print(
 		f"turns finished {len(answered)} of {len(tried)} in {elapsed:.1f} s: {len(answered) / elapsed:.2f} turns/s"
