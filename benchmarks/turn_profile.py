@@ -9,7 +9,7 @@ It starts the OpenAI-compatible stub in-process (no think time), points the turn
 it (Agent Settings are not changed), and runs the same questions as `benchmarks/load.py` inline
 through `api._answer`, the path a background job takes. With `--per-conversation 3` the turns
 come in conversations of three, as in the load test, each run by the background job's own body
-(`frappe_turns.run`: the stored turn, settings with keys, the conversation and its history read
+(`tasks.run_turn`: the stored turn, settings with keys, the conversation and its history read
 back, progress published, the end stored; its commit is skipped). The first turn of
 the process is cold (imports, registry, first reads of cached docs) unless `--preload` warms the
 process first, as a background worker does before it forks a job; the rest are warm. Every
@@ -93,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
 		began = time.perf_counter()
 	frappe.init(site=args.site)
 	frappe.connect()
-	from noviz_agent import api
+	from noviz_agent import api, tasks
 	from noviz_agent.edge import frappe_session, frappe_turns
 	from noviz_agent.engine import turn_state
 	from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
@@ -169,7 +169,7 @@ def main(argv: list[str] | None = None) -> int:
 					frappe.set_user(args.user)
 					commit, frappe.db.commit = frappe.db.commit, lambda: None  # rolled back below
 					try:
-						final = frappe_turns.run(state["turn"], 1, api.answer_queued)
+						final = tasks.run_turn(state["turn"], 1)
 					finally:
 						frappe.db.commit = commit
 					reply, figures = {"response": final.get("response")}, dict(final["figures"])

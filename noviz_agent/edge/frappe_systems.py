@@ -15,13 +15,14 @@ SYSTEMS_CACHED = "systems_enabled"  # whether any system is enabled (frappe_allo
 
 def connections(user: str) -> list[dict]:
 	"""The person's own connections to enabled systems (read as them: they are their records)."""
-	if not frappe.db.table_exists(CONNECTION):
-		return []
 	# Most sites connect no other system: whether any is enabled is kept in Redis (dropped when a
 	# system changes) instead of a permission-checked list per turn.
 	from noviz_agent.edge.frappe_allowance import cached
 
-	if not cached(SYSTEMS_CACHED, lambda: bool(frappe.db.exists(SYSTEM, {"enabled": 1}))):
+	def any_enabled() -> bool:
+		return frappe.db.table_exists(CONNECTION) and bool(frappe.db.exists(SYSTEM, {"enabled": 1}))
+
+	if not cached(SYSTEMS_CACHED, any_enabled):
 		return []
 	rows = frappe.get_list(CONNECTION, filters={"person": user}, fields=["name", "system", "api_key"])
 	out = []

@@ -91,10 +91,28 @@ class GatedProvider:
 		self.provider, self.gate, self.completion_allowance = provider, gate, completion_allowance
 
 	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
-		# About four characters a token: the same estimate for every worker, so the shared count holds.
-		size = len(json.dumps(messages, default=str)) + len(json.dumps(tools, default=str))
-		self.gate.acquire(size // 4 + self.completion_allowance)
+		if self.gate.limit > 0:  # no gate, nothing to estimate
+			# About four characters a token: the same estimate for every worker, so the count holds.
+			size = len(json.dumps(messages, default=str)) + _tools_size(tools)
+			self.gate.acquire(size // 4 + self.completion_allowance)
 		return self.provider.complete(messages, tools, timeout=timeout)
 
 	def __getattr__(self, name):
 		return getattr(self.provider, name)
+
+
+_SIZES: dict[str, int] = {}  # a tool schema's JSON length by its name: schemas are fixed per process
+
+
+def _tools_size(tools: list[dict]) -> int:
+	"""The JSON length of the offered tool schemas (each measured once: ~30 KB a call otherwise)."""
+	total = 2 + 2 * max(len(tools) - 1, 0)  # "[", "]" and the ", " between items
+	for tool in tools:
+		name = (tool.get("function") or {}).get("name") or ""
+		size = _SIZES.get(name) if name else None
+		if size is None:
+			size = len(json.dumps(tool, default=str))
+			if name and len(_SIZES) < 10_000:
+				_SIZES[name] = size
+		total += size
+	return total

@@ -88,3 +88,32 @@ def test_a_gated_provider_ends_a_turn_cleanly_when_the_site_is_over_its_rate():
 	assert outcome.response["type"] == "error"
 	assert "Try again in about" in outcome.response["error"]["message"]
 	assert model.requests == []  # the provider never saw the request
+
+
+def test_the_estimate_counts_the_tool_schemas_exactly_as_they_are_sent():
+	import json
+
+	from noviz_agent.governance.rate_gate import GatedProvider, _tools_size
+
+	tools = [
+		{"type": "function", "function": {"name": f"t{n}__list", "description": "d" * n, "parameters": {}}}
+		for n in range(1, 5)
+	]
+	for offered in ([], tools[:1], tools, tools[::-1]):
+		assert _tools_size(offered) == len(json.dumps(offered))
+	seen = []
+
+	class Gate:
+		limit = 100_000
+
+		def acquire(self, tokens):
+			seen.append(tokens)
+			return 0.0
+
+	class Model:
+		def complete(self, messages, tools, *, timeout=None):
+			return "reply"
+
+	messages = [{"role": "user", "content": "hello"}]
+	GatedProvider(Model(), Gate(), completion_allowance=0).complete(messages, tools)
+	assert seen == [(len(json.dumps(messages)) + len(json.dumps(tools))) // 4]
