@@ -78,6 +78,59 @@ def raise_niceness(conf) -> None:
 		os.nice(step)
 
 
+# The agent's DocTypes a turn reads or writes; their meta and controllers are loaded per site.
+TURN_DOCTYPES = (
+	"Agent Settings",
+	"Agent Conversation",
+	"Agent Conversation Turn",
+	"Agent Interaction Log",
+	"Agent Tool Call",
+	"Agent SOP",
+	"Agent SOP Run",
+)
+
+
+def warm_sites() -> list[str]:
+	"""Read, for each site of the bench with the agent, what a worker's first turn otherwise reads
+	for the first time (frappe's per-process caches of the site, DocType controllers, the query
+	builder, the provider's client for the site's settings), so that the first turn a worker runs
+	is not slower than the next. Read only: nothing is written, and every site is closed after."""
+	import frappe
+
+	warmed = []
+	for site in frappe.utils.get_sites():
+		try:
+			frappe.init(site=site)
+			frappe.connect()
+			if "noviz_agent" in frappe.get_installed_apps():
+				_warm_site()
+				warmed.append(site)
+		except Exception as exc:  # a site that cannot be read now is read by its first turn instead
+			print(f"noviz-agent worker: {site} not warmed ({type(exc).__name__}: {exc})", file=sys.stderr)
+		finally:
+			try:
+				frappe.db and frappe.db.rollback()
+			finally:
+				frappe.destroy()
+	return warmed
+
+
+def _warm_site() -> None:
+	import frappe
+	from frappe.model.base_document import get_controller
+
+	from noviz_agent.edge import frappe_session
+
+	frappe.get_hooks()
+	for doctype in TURN_DOCTYPES:
+		frappe.get_meta(doctype)
+		get_controller(doctype)
+	frappe.get_list("Agent Conversation", fields=["name"], limit_page_length=1)
+	values = frappe_session.load_settings(with_secrets=True)
+	if values.get("base_url") and values.get("model"):
+		frappe_session.make_provider(values)
+
+
 def start(
 	queue: str | None = None,
 	quiet: bool = False,
@@ -94,6 +147,7 @@ def start(
 	from noviz_agent.edge import frappe_warm
 
 	frappe_warm.mark_mode(frappe_warm.NO_FORK)
+	warm_sites()
 	_freeze_gc()
 	with frappe.init_site():
 		connection = get_redis_conn()

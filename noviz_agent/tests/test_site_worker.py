@@ -127,3 +127,32 @@ class TestPriority(BackgroundTestCase):
 		self.assertEqual(frappe_worker.niceness({"noviz_agent_worker_niceness": 5}), 5)
 		# Raising priority needs root: a negative value is not tried.
 		self.assertEqual(frappe_worker.niceness({"noviz_agent_worker_niceness": -5}), 0)
+
+
+WARM = textwrap.dedent(
+	"""
+	import json, sys
+	import frappe
+	from noviz_agent.edge import frappe_worker
+	from noviz_agent.engine.provider import openai_compatible
+	site = sys.argv[1]
+	warmed = frappe_worker.warm_sites()
+	controllers = sorted(frappe.controllers.get(site, {}))
+	print(json.dumps({"warmed": warmed, "controllers": controllers, "local": hasattr(frappe.local, "site"),
+		"clients": openai_compatible.shared_client.cache_info().currsize}))
+	"""
+)
+
+
+class TestWarmSites(BackgroundTestCase):
+	def test_a_no_fork_worker_reads_each_agent_sites_first_turn_reads_before_its_first_job(self):
+		logs = frappe.db.count("Agent Interaction Log")
+		out = json.loads(_python(WARM))
+		self.assertIn(frappe.local.site, out["warmed"])
+		from noviz_agent.edge.frappe_worker import TURN_DOCTYPES
+
+		self.assertTrue(set(TURN_DOCTYPES) - {"Agent Settings"} <= set(out["controllers"]), out)
+		# Every site is closed after: the worker starts its first job with no site open.
+		self.assertFalse(out["local"])
+		# Read only: nothing was written.
+		self.assertEqual(frappe.db.count("Agent Interaction Log"), logs)
