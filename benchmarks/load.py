@@ -518,18 +518,14 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 		f"web requests by the client: {sum(asked):.0f} for {len(turns)} turns ({sum(asked) / elapsed:.1f}/s)"
 	)
 	print(line("engine overhead per turn (job)", [f["engine_ms"] for f in figures if "engine_ms" in f]))
-	# A person's first turn fills their cached allowance, procedures and companies; later ones read them.
+	# A person's first turn starts a conversation; later ones read it back and add to it.
+	timed = [r for r in answered if "engine_ms" in (r.get("figures") or {})]
 	for label, first in (("  first turn of each person", True), ("  later turns", False)):
-		print(
-			line(
-				label,
-				[
-					r["figures"]["engine_ms"]
-					for r in answered
-					if "engine_ms" in (r.get("figures") or {}) and (r.get("index") == 0) == first
-				],
-			)
-		)
+		print(line(label, [r["figures"]["engine_ms"] for r in timed if (r.get("index") == 0) == first]))
+	# A worker process's first turn is its coldest (the site's first connection, first reads).
+	cold = [r["figures"]["engine_ms"] for r in timed if r["figures"].get("process_turn") == 0]
+	if cold:
+		print(line("  first turn of each worker", cold))
 	print(line("CPU time per turn (job process)", [f["cpu_ms"] for f in figures if "cpu_ms" in f]))
 	print(line("model time per turn (stub)", [f["model_ms"] for f in figures if "model_ms" in f]))
 	print(

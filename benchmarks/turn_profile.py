@@ -90,6 +90,11 @@ def main(argv: list[str] | None = None) -> int:
 		from noviz_agent.edge import frappe_warm
 
 		preloaded = frappe_warm.preload()
+		if args.per_conversation > 1:
+			# A no-fork worker also reads each site's first-turn reads before its first job.
+			from noviz_agent.edge import frappe_worker
+
+			frappe_worker.warm_sites()
 		began = time.perf_counter()
 	frappe.init(site=args.site)
 	frappe.connect()

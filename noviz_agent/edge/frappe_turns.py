@@ -368,6 +368,7 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 			figures["cpu_ms"] = round((time.process_time() - cpu_began) * 1000, 1)
 			figures["preloaded"] = frappe_warm.preloaded()
 			figures["worker_mode"] = frappe_warm.worker_mode()
+			figures["process_turn"] = frappe_warm.count_turn()
 			state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
 		except Exception:
 			frappe.db.rollback()

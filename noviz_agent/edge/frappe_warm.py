@@ -73,6 +73,13 @@ def worker_mode() -> str:
 	return _mode.get("mode", FORK)
 
 
+def count_turn() -> int:
+	"""How many turns this process ran before this one (figures only: 0 is a process's first)."""
+	count = _mode.get("turns", 0)
+	_mode["turns"] = count + 1
+	return count
+
+
 def preloaded() -> bool:
 	"""Whether this process (or the worker it was forked from) preloaded the app."""
 	return bool(_done)
