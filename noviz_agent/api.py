@@ -26,6 +26,7 @@ from noviz_agent.governance.rate_gate import GatedProvider
 CONVERSATION = "Agent Conversation"
 LOG = "Agent Interaction Log"
 RATE_WINDOW_SECONDS = 60 * 60
+STREAM_EVERY_SECONDS = 0.1
 
 
 # --- checks ---------------------------------------------------------------------------
@@ -351,7 +352,11 @@ def _streaming(provider, progress):
 		return provider
 	if not int(frappe.conf.get("noviz_agent_stream", 1) or 0):
 		return provider
-	return StreamingProvider(provider, lambda piece: progress({"event": "text", "delta": piece}))
+	# A piece at most every 0.1 s: each is a realtime message and a Redis write, and a provider
+	# sends a token at a time.
+	return StreamingProvider(
+		provider, lambda piece: progress({"event": "text", "delta": piece}), min_seconds=STREAM_EVERY_SECONDS
+	)
 
 
 def max_chars_of(values: dict) -> int:

@@ -24,11 +24,27 @@ HELD_STARTS = ("<", "{", "[", "`")
 
 
 class _Pieces:
-	"""Text deltas, joined into pieces and passed on unless the text may be a call or a think block."""
+	"""Text deltas, joined into pieces and passed on unless the text may be a call or a think block.
 
-	def __init__(self, on_text: Callable[[str], None], flush_chars: int):
-		self.on_text, self.flush_chars = on_text, flush_chars
+	A piece goes out once it has `flush_chars` characters and `min_seconds` have passed since the
+	last one (a provider sends a token at a time; each piece is a message to the person's browser).
+	"""
+
+	def __init__(
+		self,
+		on_text: Callable[[str], None],
+		flush_chars: int,
+		min_seconds: float = 0.0,
+		clock: Callable[[], float] = time.monotonic,
+	):
+		self.on_text, self.flush_chars, self.min_seconds, self.clock = (
+			on_text,
+			flush_chars,
+			min_seconds,
+			clock,
+		)
 		self.text, self.pending, self.decided, self.passing = "", "", False, False
+		self.sent_at: float | None = None
 
 	def add(self, delta: str) -> None:
 		self.text += delta
@@ -40,20 +56,33 @@ class _Pieces:
 			delta = start if self.passing else ""
 		if self.passing:
 			self.pending += delta
-			if len(self.pending) >= self.flush_chars:
+			if len(self.pending) >= self.flush_chars and self._due():
 				self.flush()
+
+	def _due(self) -> bool:
+		return self.sent_at is None or self.clock() - self.sent_at >= self.min_seconds
 
 	def flush(self) -> None:
 		if self.passing and self.pending:
 			self.on_text(self.pending)
 			self.pending = ""
+			self.sent_at = self.clock()
 
 
 class StreamingProvider:
 	"""An OpenAI-compatible provider whose replies stream their text to `on_text`."""
 
-	def __init__(self, provider: OpenAICompatibleProvider, on_text: Callable[[str], None], *, flush_chars=24):
+	def __init__(
+		self,
+		provider: OpenAICompatibleProvider,
+		on_text: Callable[[str], None],
+		*,
+		flush_chars=24,
+		min_seconds: float = 0.0,
+		clock: Callable[[], float] = time.monotonic,
+	):
 		self.provider, self.on_text, self.flush_chars = provider, on_text, flush_chars
+		self.min_seconds, self.clock = min_seconds, clock
 		self.streams = True
 
 	def __getattr__(self, name):
@@ -85,7 +114,7 @@ class StreamingProvider:
 		return reply
 
 	def _read(self, stream, tools: list[dict], attempts: int) -> ModelReply:
-		pieces = _Pieces(self.on_text, self.flush_chars)
+		pieces = _Pieces(self.on_text, self.flush_chars, self.min_seconds, self.clock)
 		calls: dict[int, dict] = {}
 		usage, model, finish = None, "", None
 		for chunk in _chunks(stream):

@@ -147,3 +147,20 @@ def test_the_rest_of_the_body_after_done_is_read_before_the_response_is_closed()
 	chunks = list(streaming._chunks(NS(response=response)))
 	assert [c["choices"][0]["delta"]["content"] for c in chunks] == ["Hi."]
 	assert rest_read == [True] and response.closed
+
+
+def test_pieces_are_held_back_until_the_minimum_interval_has_passed_and_nothing_is_lost():
+	words = ["You ", "have ", "five ", "open ", "orders ", "worth ", "1,250.00 ", "USD."]
+	clock = NS(now=100.0)
+	provider, _ = _provider([_chunk(w) for w in words] + [_chunk(finish="stop"), _chunk(usage=USAGE)])
+	pieces = []
+
+	def on_text(piece):
+		pieces.append(piece)
+		clock.now += 0.04  # the next words arrive before 0.1 s has passed
+
+	streaming = StreamingProvider(provider, on_text, flush_chars=4, min_seconds=0.1, clock=lambda: clock.now)
+	reply = streaming.complete([{"role": "user"}], [])
+	assert "".join(pieces) == "".join(words) and reply.text == "".join(words).strip()
+	# Without the interval every word would go out alone (each is 4 characters or more).
+	assert 1 < len(pieces) < len(words)
