@@ -32,16 +32,18 @@ MAX_ENTRIES = 200
 def prefetch() -> int:
 	"""Read the entries the last turns of this site read into `frappe.local.cache`; how many."""
 	keys, fields = _wanted.get(frappe.local.site, (frozenset(), frozenset()))
+	local = frappe.local.cache
+	# What the job already read (frappe reads its hooks before the job starts) is not read again.
+	keys = [key for key in keys if key not in local]
+	fields = [(name, field) for name, field in fields if field not in (local.get(name) or {})]
 	if not keys and not fields:
 		return 0
-	keys, fields = list(keys), list(fields)
 	pipe = frappe.cache.pipeline(transaction=False)
 	if keys:
 		pipe.mget(keys)
 	for name, field in fields:
 		pipe.hget(name, field)
 	replies = pipe.execute()
-	local = frappe.local.cache
 	found = 0
 	if keys:
 		for key, raw in zip(keys, replies.pop(0), strict=True):
