@@ -21,6 +21,7 @@ from noviz_agent.sops.service import ProcedureDesk
 
 SOP = "Agent SOP"
 RUN = "Agent SOP Run"
+CONVERSATION = "Agent Conversation"
 _matcher: Matcher | None = None
 
 
@@ -112,9 +113,18 @@ def _readable_procedures() -> list[dict]:
 
 
 class FrappeRunStore:
-	"""Runs as `Agent SOP Run` rows, one per conversation; the person reads their own."""
+	"""Runs as `Agent SOP Run` rows, one per conversation; the person reads their own.
+
+	The conversation names its run (`procedure_run`, set when the first one is stored), so a
+	conversation that never started a procedure - most of them - is not searched for one.
+	"""
+
+	def __init__(self, none_yet: bool = False):
+		self.none_yet = none_yet
 
 	def _row(self, conversation: str) -> dict | None:
+		if self.none_yet:
+			return None
 		rows = frappe.get_list(
 			RUN,
 			filters={"conversation": conversation},
@@ -143,8 +153,11 @@ class FrappeRunStore:
 		doc = frappe.get_doc(RUN, row["name"]) if row else frappe.get_doc({"doctype": RUN, **values})
 		doc.update(values)
 		# The agent's own record of the person's conversation: people read it, never write it.
-		if doc.is_new():
+		# (A document made from a dict is not marked new: whether a row was found says it.)
+		if row is None:
 			doc.insert(ignore_permissions=True)
+			frappe.db.set_value(CONVERSATION, conversation, "procedure_run", doc.name, update_modified=False)
+			self.none_yet = False
 		else:
 			doc.save(ignore_permissions=True)
 
@@ -160,7 +173,7 @@ def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
 		return None
 	return ProcedureDesk(
 		specs,
-		FrappeRunStore(),
+		FrappeRunStore(none_yet=conversation_doc is None or not conversation_doc.get("procedure_run")),
 		conversation_doc.name if conversation_doc else None,
 		controller_for=lambda p: ModelController(p) if p is not None else BaselineController(),
 		shared_matcher=matcher(),

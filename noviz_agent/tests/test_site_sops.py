@@ -112,9 +112,13 @@ class TestProcedures(AgentTestCase):
 		self.assertIn("order is cancelled", done["response"]["text"].lower())
 
 		runs = frappe.get_list(
-			"Agent SOP Run", filters={"conversation": conversation}, fields=["status", "state"]
+			"Agent SOP Run", filters={"conversation": conversation}, fields=["name", "status", "state"]
 		)
 		self.assertEqual(len(runs), 1)
+		# The conversation names its run: that is how its later turns know to read it.
+		self.assertEqual(
+			frappe.db.get_value("Agent Conversation", conversation, "procedure_run"), runs[0].name
+		)
 		self.assertEqual(runs[0].status, "completed")
 		state = json.loads(runs[0].state) if isinstance(runs[0].state, str) else runs[0].state
 		actions = [e["action"] for e in state["memory"] if e["kind"] == "step"]
@@ -122,3 +126,49 @@ class TestProcedures(AgentTestCase):
 			actions, ["person.ask", "sales_order.get", "person.ask", "sales_order.cancel", "person.tell"]
 		)
 		self.assertGreater(self.policy.calls, 0)  # the model-driven controller decided the steps
+
+
+class TestRunLookups(AgentTestCase):
+	def _run_reads(self, work):
+		"""The statements on Agent SOP Run that `work()` runs."""
+		original, seen = frappe.db.sql, []
+
+		def sql(query, *args, **kwargs):
+			if "Agent SOP Run" in str(query):
+				seen.append(str(query))
+			return original(query, *args, **kwargs)
+
+		frappe.db.sql = sql
+		try:
+			work()
+		finally:
+			frappe.db.sql = original
+		return seen
+
+	def test_a_conversation_that_never_started_a_procedure_is_not_searched_for_a_run(self):
+		self.assertTrue(frappe.db.exists("Agent SOP", CANCEL), "the example procedure must be installed")
+		frappe.set_user(SALES)
+		first = api.send("hello")
+		self.assertFalse(frappe.db.get_value("Agent Conversation", first["conversation"], "procedure_run"))
+		reads = self._run_reads(lambda: api.send("and again", conversation=first["conversation"]))
+		self.assertEqual(reads, [])
+
+	def test_the_upgrade_links_a_run_stored_before_conversations_named_their_runs(self):
+		from noviz_agent.patches.v1 import link_procedure_runs
+
+		frappe.set_user(SALES)
+		conversation = api.send("hello")["conversation"]
+		frappe.set_user("Administrator")
+		run = frappe.get_doc(
+			{
+				"doctype": "Agent SOP Run",
+				"conversation": conversation,
+				"sop": CANCEL,
+				"person": SALES,
+				"status": "running",
+				"state": "{}",
+			}
+		).insert(ignore_permissions=True)
+		self.assertFalse(frappe.db.get_value("Agent Conversation", conversation, "procedure_run"))
+		link_procedure_runs.execute()
+		self.assertEqual(frappe.db.get_value("Agent Conversation", conversation, "procedure_run"), run.name)
