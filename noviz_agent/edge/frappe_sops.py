@@ -162,6 +162,27 @@ class FrappeRunStore:
 			doc.save(ignore_permissions=True)
 
 
+def link_existing_runs() -> None:
+	"""Name each conversation's latest run on the conversation (the upgrade to `procedure_run`)."""
+	if not frappe.db.table_exists(RUN):
+		return
+	# The latest run of each conversation, as FrappeRunStore reads it (our own tables, no one's input).
+	frappe.db.sql(
+		"""
+		update `tabAgent Conversation` c
+		join (
+			select r.conversation, r.name
+			from `tabAgent SOP Run` r
+			where r.modified = (
+				select max(r2.modified) from `tabAgent SOP Run` r2 where r2.conversation = r.conversation
+			)
+		) latest on latest.conversation = c.name
+		set c.procedure_run = latest.name
+		where ifnull(c.procedure_run, '') = ''
+		"""
+	)
+
+
 def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
 	"""The turn's procedure hook for this conversation, or None when the site has no procedures."""
 	try:

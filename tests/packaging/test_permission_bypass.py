@@ -28,8 +28,9 @@ ALLOWED = {
 	# Governance is the agent's own bookkeeping: budgets bind people who cannot read them, spending
 	# and audit rows are written for the person, retention removes the agent's own old records.
 	"noviz_agent/edge/frappe_governance.py": 11,
-	# A procedure run's memory is the agent's own record of the person's conversation.
-	"noviz_agent/edge/frappe_sops.py": 2,
+	# A procedure run's memory is the agent's own record of the person's conversation; the
+	# conversation names its run (set when stored, and once by the upgrade for older runs).
+	"noviz_agent/edge/frappe_sops.py": 4,
 }
 
 
