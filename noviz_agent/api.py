@@ -225,8 +225,10 @@ def answer_queued(state: dict, *, progress, cancelled, on_reserved) -> tuple[dic
 	user = state["user"]
 	values = frappe_session.load_settings(with_secrets=True)
 	doc = None if state["new_conversation"] else _own_conversation(state["conversation"], user)
-	if doc is None and frappe.db.exists(CONVERSATION, state["conversation"]):
-		# A retried attempt whose first try already stored the conversation.
+	retried = int(state.get("attempt") or 1) > 1
+	if doc is None and retried and frappe.db.exists(CONVERSATION, state["conversation"]):
+		# A retried attempt whose first try already stored the conversation (a first attempt's
+		# conversation is new: its name was chosen when the turn was queued).
 		doc = _own_conversation(state["conversation"], user)
 	return _answer(
 		user,
