@@ -6,8 +6,7 @@ and assignment rules, notifications, defaults, system settings. A turn reads abo
 entries, and under load each call waits for Redis to be scheduled.
 
 A worker that runs many turns in one process (`bench noviz-agent worker --no-fork`) remembers
-which entries its last two turns of a site both read (its first turn's, after that one) - their
-names only, never their values -
+which entries its last two turns of a site both read - their names only, never their values -
 and the next turn reads exactly those in one pipeline and puts them where frappe's own reads look
 first. The values are read fresh from Redis at the start of the job, so the job sees what frappe
 would have read a few milliseconds later; nothing is kept from one job to the next. A forking
@@ -89,6 +88,7 @@ def learn() -> None:
 		return  # an unusual job: learn nothing from it
 	before = _last.get(site)
 	_last[site] = (keys, fields)
-	# After a worker's first turn, the next reads what it read; after that, what the last two
-	# both read (what one question needed and the next did not is left out).
-	_wanted[site] = (keys, fields) if before is None else (keys & before[0], fields & before[1])
+	# What the last two turns both read (what one question needed and the next did not - another
+	# DocType's meta, say - is left out: reading it for nothing costs more than it saves).
+	if before is not None:
+		_wanted[site] = (keys & before[0], fields & before[1])
