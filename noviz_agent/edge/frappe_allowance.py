@@ -71,7 +71,11 @@ def cached(name: str, build, *, user: str | None = None):
 	systems). With `user`, the value is that person's own (read with their permissions). The
 	generation is part of the key, so a change is seen at once; older keys expire.
 	"""
-	key = cached_key(name, user=user)
+	return _kept(cached_key(name, user=user), build)
+
+
+def _kept(key: str, build):
+	"""The value under `key` in Redis, else what `build()` returns, kept there for TTL_SECONDS."""
 	value = frappe.cache.get_value(key, expires=True)
 	if value is None:
 		value = build()
@@ -88,14 +92,14 @@ def after_migrate() -> None:
 def present_doctypes() -> set[str]:
 	"""The DocTypes installed on the site (those of inactive domains left out, as the desk's boot
 	counts them), kept in Redis so that a turn does not read every DocType again."""
-	cached = frappe.cache.get_value(PRESENT_KEY, expires=True)
-	if cached is None:
+
+	def read() -> list[str]:
 		active = set(frappe.get_active_domains())
 		# Site structure, not business data: the same list the desk's boot reads for everyone.
 		rows = frappe.get_all("DocType", fields=["name", "restrict_to_domain"])
-		cached = sorted(r.name for r in rows if not r.restrict_to_domain or r.restrict_to_domain in active)
-		frappe.cache.set_value(PRESENT_KEY, cached, expires_in_sec=TTL_SECONDS)
-	return set(cached)
+		return sorted(r.name for r in rows if not r.restrict_to_domain or r.restrict_to_domain in active)
+
+	return set(_kept(PRESENT_KEY, read))
 
 
 def policy_rows() -> list[dict]:
@@ -129,18 +133,16 @@ def policy_limits() -> list[dict]:
 	)
 
 
-def policy_key() -> str:
-	return f"noviz_agent:role_policy:g{generation()}"
+POLICY_CACHED = "role_policy"  # the administrator's whole policy (`cached`)
 
 
 def site_policy() -> RolePolicy:
 	"""The administrator's whole policy: rules and per-role limits (read once per change of any of them)."""
-	key = policy_key()
-	cached = frappe.cache.get_value(key, expires=True)
-	if cached is None:
-		cached = {"rows": policy_rows(), "limits": [dict(row) for row in policy_limits()]}
-		frappe.cache.set_value(key, cached, expires_in_sec=TTL_SECONDS)
-	return RolePolicy.from_rows(cached["rows"]).with_limits(cached["limits"])
+	kept = cached(
+		POLICY_CACHED,
+		lambda: {"rows": policy_rows(), "limits": [dict(row) for row in policy_limits()]},
+	)
+	return RolePolicy.from_rows(kept["rows"]).with_limits(kept["limits"])
 
 
 def _registry_digest(registry) -> str:
@@ -159,10 +161,4 @@ def compute(person, connector, registry) -> frozenset[str]:
 
 def allowance(person, connector, registry) -> frozenset[str]:
 	"""The person's allowed tools, from the cache when nothing changed since it was computed."""
-	key = cache_key(person, registry)
-	cached = frappe.cache.get_value(key, expires=True)
-	if cached is not None:
-		return frozenset(cached)
-	allowed = compute(person, connector, registry)
-	frappe.cache.set_value(key, sorted(allowed), expires_in_sec=TTL_SECONDS)
-	return allowed
+	return frozenset(_kept(cache_key(person, registry), lambda: sorted(compute(person, connector, registry))))

@@ -270,7 +270,7 @@ def _prefetch_turn_config(person: Person, tools) -> None:
 	cache.prefetch(
 		[
 			cache.cache_key(person, tools),
-			cache.policy_key(),
+			cache.cached_key(cache.POLICY_CACHED),
 			cache.PRESENT_KEY,
 			SERVED_QUEUES_KEY,
 			cache.cached_key(SYSTEMS_CACHED),
