@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall
-from noviz_agent.engine.provider.openai_compatible import THINK_BLOCK, OpenAICompatibleProvider, _usage
+from noviz_agent.engine.provider.openai_compatible import THINK_BLOCK, OpenAICompatibleProvider, _usage, field
 from noviz_agent.engine.provider.retry import GaveUp, StreamError, classify
 from noviz_agent.engine.provider.text_calls import parse_text_tool_calls
 
@@ -118,23 +118,21 @@ class StreamingProvider:
 		calls: dict[int, dict] = {}
 		usage, model, finish = None, "", None
 		for chunk in _chunks(stream):
-			model = _get(chunk, "model") or model
-			if _get(chunk, "usage") is not None:
-				usage = _get(chunk, "usage")
-			for choice in _get(chunk, "choices") or []:
-				finish = _get(choice, "finish_reason") or finish
-				delta = _get(choice, "delta") or {}
-				if _get(delta, "content"):
-					pieces.add(_get(delta, "content"))
-				for part in _get(delta, "tool_calls") or []:
-					slot = calls.setdefault(_get(part, "index"), {"id": None, "name": "", "arguments": ""})
-					slot["id"] = _get(part, "id") or slot["id"]
-					function = _get(part, "function")
+			model = field(chunk, "model") or model
+			if field(chunk, "usage") is not None:
+				usage = field(chunk, "usage")
+			for choice in field(chunk, "choices") or []:
+				finish = field(choice, "finish_reason") or finish
+				delta = field(choice, "delta") or {}
+				if field(delta, "content"):
+					pieces.add(field(delta, "content"))
+				for part in field(delta, "tool_calls") or []:
+					slot = calls.setdefault(field(part, "index"), {"id": None, "name": "", "arguments": ""})
+					slot["id"] = field(part, "id") or slot["id"]
+					function = field(part, "function")
 					if function is not None:
-						slot["name"] += _get(function, "name") or ""
-						slot["arguments"] += _get(function, "arguments") or ""
-		if isinstance(usage, dict):
-			usage = _Usage(usage)
+						slot["name"] += field(function, "name") or ""
+						slot["arguments"] += field(function, "arguments") or ""
 		if not calls:
 			pieces.flush()
 		text = THINK_BLOCK.sub("", pieces.text)
@@ -147,26 +145,6 @@ class StreamingProvider:
 				finish = "tool_calls"
 		model = model or self.provider.settings.model
 		return ModelReply(text.strip(), found, _usage(usage), model, finish, attempts=attempts)
-
-
-def _get(item: Any, name: str) -> Any:
-	"""A field of a chunk read from the wire (a dict) or built by a client (an object)."""
-	return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
-
-
-class _Usage:
-	"""A usage dict read from the wire, with the attributes `_usage` reads."""
-
-	def __init__(self, raw: dict):
-		self.prompt_tokens = raw.get("prompt_tokens")
-		self.completion_tokens = raw.get("completion_tokens")
-		details = raw.get("prompt_tokens_details") or {}
-		self.prompt_tokens_details = _Usage.Details(details.get("cached_tokens"))
-		self.model_extra = {k: v for k, v in raw.items() if k == "prompt_cache_hit_tokens"}
-
-	class Details:
-		def __init__(self, cached_tokens):
-			self.cached_tokens = cached_tokens
 
 
 def _chunks(stream) -> Iterator[Any]:

@@ -204,12 +204,20 @@ def _native_call(call_id: str | None, name: str, arguments: Any) -> ToolCall:
 	return call
 
 
+def field(item: Any, name: str) -> Any:
+	"""A field of a reply part: a dict read from the wire, or an object the SDK built."""
+	return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
 def _usage(raw: Any) -> Usage:
 	if raw is None:
 		return Usage()
-	details = getattr(raw, "prompt_tokens_details", None)
-	cached = getattr(details, "cached_tokens", None) if details is not None else None
+	details = field(raw, "prompt_tokens_details")
+	cached = field(details, "cached_tokens") if details is not None else None
 	if cached is None:
 		# DeepSeek-style servers report cache hits under their own name.
-		cached = (getattr(raw, "model_extra", None) or {}).get("prompt_cache_hit_tokens")
-	return Usage(int(raw.prompt_tokens or 0), int(cached or 0), int(raw.completion_tokens or 0))
+		extra = raw if isinstance(raw, dict) else (getattr(raw, "model_extra", None) or {})
+		cached = extra.get("prompt_cache_hit_tokens")
+	return Usage(
+		int(field(raw, "prompt_tokens") or 0), int(cached or 0), int(field(raw, "completion_tokens") or 0)
+	)
