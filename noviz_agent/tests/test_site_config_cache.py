@@ -4,27 +4,18 @@ from __future__ import annotations
 
 import frappe
 
-from noviz_agent.edge import frappe_allowance, frappe_governance, frappe_sops, frappe_systems
+from noviz_agent.edge import frappe_allowance, frappe_governance, frappe_sops, frappe_systems, frappe_turns
 from noviz_agent.tests.utils import ADMIN, SALES, PeopleTestCase
 
 EXAMPLE = "Cancel a customer order"
 
 
 class TestConfigurationCache(PeopleTestCase):
-	def _queries(self, read):
+	def _queries(self, read) -> int:
 		"""How many SQL statements `read()` runs."""
-		original, seen = frappe.db.sql, []
-
-		def sql(*args, **kwargs):
-			seen.append(args[0] if args else "")
-			return original(*args, **kwargs)
-
-		frappe.db.sql = sql
-		try:
+		with frappe_turns.counting_queries() as counter:
 			read()
-		finally:
-			frappe.db.sql = original
-		return seen
+		return counter["queries"]
 
 	def test_budgets_are_read_once_and_a_new_budget_binds_at_once(self):
 		before = frappe_governance.caps()

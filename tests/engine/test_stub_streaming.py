@@ -65,6 +65,18 @@ def provider_for(stub: StubProvider) -> OpenAICompatibleProvider:
 	return OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model", timeout=5))
 
 
+def streamed_chunks(stub: StubProvider) -> list:
+	"""The chunks of one streamed request (with usage) for MESSAGES and TOOLS, read by the SDK."""
+	stream = sdk(stub).chat.completions.create(
+		model="stub-model",
+		messages=MESSAGES,
+		tools=TOOLS,
+		stream=True,
+		stream_options={"include_usage": True},
+	)
+	return list(stream)
+
+
 def raw_post(stub: StubProvider, body: dict) -> tuple[int, dict, bytes]:
 	"""Status, headers and body bytes of one chat request, read by the standard library's client."""
 	url = urlsplit(stub.base_url)
@@ -100,14 +112,7 @@ def test_the_sdk_reassembles_exactly_the_plain_reply_from_the_stream(kind):
 		plain_stub.push(SCRIPTS[kind])
 		stream_stub.push(SCRIPTS[kind])
 		plain = sdk(plain_stub).chat.completions.create(model="stub-model", messages=MESSAGES, tools=TOOLS)
-		stream = sdk(stream_stub).chat.completions.create(
-			model="stub-model",
-			messages=MESSAGES,
-			tools=TOOLS,
-			stream=True,
-			stream_options={"include_usage": True},
-		)
-		chunks = list(stream)
+		chunks = streamed_chunks(stream_stub)
 	state = ChatCompletionStreamState()
 	for chunk in chunks:
 		state.handle_chunk(chunk)
@@ -127,14 +132,7 @@ def test_the_sdk_reassembles_exactly_the_plain_reply_from_the_stream(kind):
 def test_the_chunks_follow_openais_stream_format():
 	with StubProvider(rules=False) as stub:
 		stub.push(text=TEXT, tool_calls=CALLS)
-		stream = sdk(stub).chat.completions.create(
-			model="stub-model",
-			messages=MESSAGES,
-			tools=TOOLS,
-			stream=True,
-			stream_options={"include_usage": True},
-		)
-		chunks = list(stream)
+		chunks = streamed_chunks(stub)
 	*choice_chunks, usage_chunk = chunks
 	assert {c.object for c in chunks} == {"chat.completion.chunk"} and len({c.id for c in chunks}) == 1
 	assert usage_chunk.choices == [] and usage_chunk.usage.total_tokens > 0
