@@ -46,6 +46,12 @@ MODULES = (
 	"frappe.desk.form.linked_with",
 	"frappe.desk.form.utils",
 	"frappe.workflow.doctype.workflow_action.workflow_action",
+	# Controllers of what a turn loads whole: the person (roles, social logins), System Settings,
+	# a DocType's links.
+	"frappe.core.doctype.has_role.has_role",
+	"frappe.core.doctype.user_social_login.user_social_login",
+	"frappe.core.doctype.system_settings.system_settings",
+	"frappe.core.doctype.doctype_link.doctype_link",
 	"noviz_agent.api",
 	"noviz_agent.tasks",
 	"noviz_agent.connectors.frappe_connector",
@@ -53,6 +59,7 @@ MODULES = (
 	"noviz_agent.edge.frappe_knowledge",
 	"noviz_agent.edge.frappe_systems",
 	"noviz_agent.edge.frappe_files",
+	"noviz_agent.edge.frappe_recall",
 	"noviz_agent.engine.provider.openai_compatible",
 )
 
@@ -168,8 +175,9 @@ def _try_import(name: str) -> None:
 
 
 def _hook_modules() -> list[str]:
-	"""Modules of the installed apps' doc_events handlers that run when a turn writes its records:
-	those for every DocType ("*") and for the agent's own DocTypes."""
+	"""Modules of the installed apps' hooks that a turn runs: the doc_events handlers for every
+	DocType ("*") and for the agent's own DocTypes (its records are written), and the list filters
+	(`filters_config`, read by every filtered list)."""
 	import frappe
 
 	try:
@@ -179,9 +187,13 @@ def _hook_modules() -> list[str]:
 	modules = []
 	for app in dict.fromkeys(["frappe", *apps]):
 		try:
-			events = getattr(importlib.import_module(f"{app}.hooks"), "doc_events", None) or {}
+			hooks = importlib.import_module(f"{app}.hooks")
 		except Exception:
 			continue
+		events = getattr(hooks, "doc_events", None) or {}
+		filters = getattr(hooks, "filters_config", None) or ()
+		for path in [filters] if isinstance(filters, str) else filters:
+			modules.append(str(path).rpartition(".")[0])
 		for doctype, handlers in events.items():
 			if doctype != "*" and not str(doctype).startswith("Agent "):
 				continue
