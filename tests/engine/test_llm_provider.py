@@ -402,3 +402,20 @@ def test_key_never_appears_in_provider_errors_even_when_the_server_echoes_it(stu
 		shown = str(info.value) + repr(info.value) + "".join(traceback.format_exception(info.value))
 		assert KEY not in shown
 	assert "upstream said ***" in str(info.value)
+
+
+def test_the_provider_package_imports_the_openai_sdk_only_when_a_client_is_made():
+	"""A web request that only queues a turn imports the provider package but never talks to the
+	model: the SDK (half a second to import) must not come with the package."""
+	import subprocess
+	import sys
+
+	code = (
+		"import sys\n"
+		"import noviz_agent.engine.provider as p\n"
+		"assert 'openai' not in sys.modules, 'imported with the package'\n"
+		"p.OpenAICompatibleProvider(p.ProviderSettings('http://127.0.0.1:9/v1', model='m'))\n"
+		"assert 'openai' in sys.modules\n"
+	)
+	done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+	assert done.returncode == 0, done.stderr

@@ -18,9 +18,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
-
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
 from noviz_agent.engine.provider.retry import Fault, GaveUp, RetryPolicy
@@ -61,6 +58,9 @@ def shared_client(base_url: str, api_key: str, timeout: float, headers: tuple = 
 	data: the key is part of what selects it, so a key is only ever sent with the settings it came
 	with. Thread-safe (httpx).
 	"""
+	import openai  # here, not at the top: importing the SDK takes half a second, and a web
+	# request that only queues a turn (api.send) never talks to the model
+
 	return openai.OpenAI(
 		base_url=base_url,
 		api_key=api_key,
@@ -134,6 +134,9 @@ class OpenAICompatibleProvider:
 		chat requests do not have; the JSON sent is the same. A client without `post` (a test
 		double) gets `create`. With `"stream": true` in the request the answer is the SDK's stream
 		of chunks, as `create(stream=True)` gives it."""
+		import openai
+		from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
 		post = getattr(self.client, "post", None)
 		if post is None or not isinstance(self.client, openai.OpenAI):
 			return self.client.chat.completions.create(**request, timeout=seconds)

@@ -16,8 +16,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import openai
-
 __all__ = ["Fault", "GaveUp", "RetryPolicy", "classify", "retry_after"]
 
 log = logging.getLogger(__name__)
@@ -99,6 +97,8 @@ class StreamError(Exception):
 
 def classify(exc: Exception) -> Fault:
 	"""An exception of the `openai` SDK as a Fault; anything else is a bug and is raised again."""
+	import openai  # imported by the client that raised it (openai_compatible imports it when used)
+
 	if isinstance(exc, StreamError | openai.APIError) and not isinstance(exc, openai.APIStatusError):
 		if not isinstance(exc, openai.APIConnectionError | openai.APIResponseValidationError):
 			# An error reported mid-stream: the server failed this reply; it is not asked again.
