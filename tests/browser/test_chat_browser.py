@@ -253,6 +253,25 @@ def test_stop_ends_a_running_turn(page):
 	assert page.query_selector(".nz-stop").is_hidden() and page.query_selector(".nz-send").is_enabled()
 
 
+@pytest.mark.parametrize(("connected", "asks"), [(True, 2), (False, 12)])
+def test_a_waiting_chat_asks_for_the_answer_rarely_while_realtime_is_connected(page, connected, asks):
+	# The answer never comes as an event here: the chat's own asking is what is counted.
+	page.clock.install()
+	page.reload()
+	page.wait_for_function("window.chat !== undefined")
+	page.evaluate(
+		f"window.background_turns = true; window.stopped = true; window.realtime_up = {str(connected).lower()}"
+	)
+	page.fill(".nz-input", "show cards")
+	page.press(".nz-input", "Enter")
+	page.wait_for_selector(".nz-stop:not([hidden])")
+	page.wait_for_function("window.api_calls.some(c => c[0] === 'send')")
+	page.clock.run_for(1000)
+	assert page.evaluate("window.api_calls.filter(c => c[0] === 'turn_state').length") == 0
+	page.clock.run_for(30500)  # 15 s and 30 s when connected; every 2.5 s when not
+	assert page.evaluate("window.api_calls.filter(c => c[0] === 'turn_state').length") == asks
+
+
 def test_a_turn_running_at_reload_is_picked_up_again(page):
 	page.evaluate(
 		"sessionStorage.setItem('noviz_agent_pending_turn', JSON.stringify({turn: 'T9', conversation: 'conv1',"

@@ -125,6 +125,8 @@
 		on_progress: (handler) => progress_handlers.push(handler),
 		// The page's chat registers here; tests deliver a realtime analysis with window.deliver_analysis.
 		on_analysis: (handler) => (window.deliver_analysis = window.deliver_analysis || handler),
+		// Tests say whether realtime is connected (the desk asks frappe.realtime's socket).
+		realtime_connected: () => Boolean(window.realtime_up),
 		ask_comment: async () => "the total looks wrong",
 		ask_text: async () => window.next_title || null,
 		ask_confirm: async () => window.confirm_answer !== false,

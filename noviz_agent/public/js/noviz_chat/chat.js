@@ -14,7 +14,11 @@
 	}
 
 	const PENDING_KEY = "noviz_agent_pending_turn";
+	// While a turn runs the answer comes as a realtime event; the chat also asks for it now and
+	// then, in case the event is lost: every 2.5 s while realtime is down, every 15 s while it is
+	// connected (asking every 2.5 s meant a request per waiting person every 2.5 s for nothing).
 	const POLL_MS = 2500;
+	const SAFETY_POLL_MS = 15000;
 
 	function remember_pending(value) {
 		try {
@@ -298,23 +302,34 @@
 			if (reply && reply.response) return Promise.resolve(reply);
 			return new Promise((resolve) => {
 				let timer = null;
+				let finished = false;
 				const done = (answer) => {
-					clearInterval(timer);
+					finished = true;
+					clearTimeout(timer);
 					this.waiting = null;
 					resolve(answer);
 				};
+				const every = () => (this.realtime_connected() ? SAFETY_POLL_MS : POLL_MS);
+				const ask = async () => {
+					try {
+						const state = await this.api.turn_state({ turn });
+						if (state && state.response) return done(state);
+					} catch (e) {
+						/* keep waiting for the event */
+					}
+					if (!finished) timer = setTimeout(ask, every());
+				};
 				this.waiting = done;
-				if (this.api.turn_state) {
-					timer = setInterval(async () => {
-						try {
-							const state = await this.api.turn_state({ turn });
-							if (state && state.response) done(state);
-						} catch (e) {
-							/* keep waiting for the event */
-						}
-					}, POLL_MS);
-				}
+				if (this.api.turn_state) timer = setTimeout(ask, every());
 			});
+		}
+
+		realtime_connected() {
+			try {
+				return Boolean(this.options.realtime_connected && this.options.realtime_connected());
+			} catch (e) {
+				return false;
+			}
 		}
 
 		// After a reload: the turn that was running is picked up again (its answer, or its progress).

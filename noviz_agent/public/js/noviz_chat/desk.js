@@ -113,12 +113,19 @@
 		});
 	}
 
+	// Whether frappe's realtime socket is connected (the chat then asks for a turn's answer rarely).
+	function realtime_connected() {
+		const socket = frappe.realtime && frappe.realtime.socket;
+		return Boolean(socket && socket.connected);
+	}
+
 	function options(extra) {
 		return Object.assign(
 			{
 				api: ns.desk_api,
 				on_progress,
 				on_analysis,
+				realtime_connected,
 				load_plotly,
 				ask_comment,
 				ask_text,
