@@ -5,8 +5,10 @@ not a turn); their first questions then come spread over --ramp-seconds (default
 the same instant), and each person asks the next as soon as an answer arrives. Each question
 goes through `noviz_agent.api.send`, and the person waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
 on a socket.io connection of their own, as the chat does; `noviz_agent.api.turn_status` (what the
-chat reads after a reload) is read once per turn for the job's figures, and as a slow safety poll
-(every --safety-poll-seconds, and once at the time bound) so that a lost event never hangs the run.
+chat reads after a reload) is read as the chat's slow safety poll (every --safety-poll-seconds,
+15 s as in the chat while realtime is connected, and once at the time bound) so that a lost event
+never hangs the run. The job's figures of each turn are read from turn_status after the run, so
+that reading them does not load the site during it.
 `--poll` reads turn_status every 500 ms instead, for a site without Frappe's realtime server.
 The model is the OpenAI-compatible stub (`noviz_agent.testing.stub_provider`) on 127.0.0.1,
 started here with a think time per answer, so the figures show what the agent adds on top of the model.
@@ -225,6 +227,7 @@ class Person(threading.Thread):
 		self.args, self.url, self.user, self.turns, self.deadline = args, args.url, user, args.turns, deadline
 		self.results, self.lock = results, lock
 		self.mailbox, self.realtime, self.requests = Mailbox(), None, 0
+		self.http, self.unread = None, []  # turns answered by event, whose stored figures are read after
 		# Everyone signs in (and connects to realtime) first; the turns start together on `go`.
 		self.signed_in, self.go = threading.Event(), None
 		self.start_after = 0.0  # seconds after `go` of this person's first question (the ramp)
@@ -235,7 +238,7 @@ class Person(threading.Thread):
 
 	def run(self):
 		try:
-			http = login(self.url, self.user, PASSWORD)
+			http = self.http = login(self.url, self.user, PASSWORD)
 		except Exception as exc:
 			self.record({"error": f"login: {exc}"})
 			self.signed_in.set()
@@ -269,6 +272,17 @@ class Person(threading.Thread):
 			if self.realtime:
 				self.realtime.close()
 
+	def read_figures(self) -> None:
+		"""After the run: the stored state of each turn answered by event (figures, attempt)."""
+		for out in self.unread:
+			stored = self.status(self.http, out["turn"]) or {}
+			if stored.get("status") in FINAL:
+				out.update(
+					status=stored["status"],
+					attempt=stored.get("attempt"),
+					figures=stored.get("figures") or {},
+				)
+
 	def status(self, http: requests.Session, turn: str) -> dict | None:
 		self.requests += 1
 		try:
@@ -280,7 +294,7 @@ class Person(threading.Thread):
 			return None
 
 	def turn(self, http: requests.Session, question: str, conversation: str | None) -> dict:
-		began, requests_before = time.perf_counter(), self.requests
+		began, requests_before, sent_at = time.perf_counter(), self.requests, time.time()
 		data = {"message": question}
 		if conversation:
 			data["conversation"] = conversation
@@ -306,12 +320,10 @@ class Person(threading.Thread):
 			turn, self.mailbox, lambda: self.status(http, turn), until=until, every=every
 		)
 		answer_ms = (time.perf_counter() - began) * 1000
-		if how == "realtime":
-			# The event carries the answer; the job's figures and attempt are in the stored state.
-			stored = self.status(http, turn) or {}
-			state = stored if stored.get("status") in FINAL else state
 		out = {
 			"turn": turn,
+			"user": self.user,
+			"sent_at": sent_at,
 			"send_ms": sent_ms,
 			"answer_ms": answer_ms,
 			"status": state.get("status"),
@@ -321,6 +333,9 @@ class Person(threading.Thread):
 			"via": how,
 			"requests": self.requests - requests_before,
 		}
+		if how == "realtime":
+			# The event carries the answer; the job's figures and attempt are read after the run.
+			self.unread.append(out)
 		if state.get("status") not in FINAL:
 			out["error"] = f"unfinished at the run's time bound (still {state.get('status') or 'unknown'})"
 		elif state.get("status") == "error":
@@ -357,9 +372,17 @@ def main(argv: list[str] | None = None) -> int:
 	parser.add_argument("--realtime-url", default="http://127.0.0.1:9000", help="Frappe's socketio server")
 	parser.add_argument("--site", help="the site's name (realtime namespace); default: from the site")
 	parser.add_argument(
-		"--safety-poll-seconds", type=float, default=5, help="turn_status read while waiting for the event"
+		"--safety-poll-seconds",
+		type=float,
+		default=15,
+		help="turn_status read while waiting for the event (the chat's interval while realtime is connected)",
 	)
 	parser.add_argument("--poll", action="store_true", help="read turn_status every 500 ms, no realtime")
+	parser.add_argument(
+		"--turns-out",
+		help="also write every turn's client and job figures to this file, one JSON object per line"
+		" (`sent_s`: seconds after the turns started)",
+	)
 	parser.add_argument("--realtime-match", default="socketio.js", help="the realtime server's node process")
 	args = parser.parse_args(argv)
 	if not args.url.startswith(("http://127.0.0.1", "http://localhost")):
@@ -485,6 +508,13 @@ def run(args, users: list[str], stub_pid: int) -> int:
 		"sockets": sum(1 for person in people if person.realtime is not None),
 	}
 	print(f"load average at the end: {Path('/proc/loadavg').read_text().split()[:3]}")
+	for person in people:  # after the clock and the CPU figures: the stored figures of each turn
+		person.read_figures()
+	if args.turns_out:
+		with open(args.turns_out, "w", encoding="utf-8") as out:
+			for item in results:
+				sent = {"sent_s": round(item["sent_at"] - began, 3)} if "sent_at" in item else {}
+				out.write(json.dumps({**item, **sent}) + "\n")
 	report(args, results, elapsed, sampler.peaks, killed, harness)
 	return 0 if not any(r.get("error") for r in results) else 1
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import io
 import json
 import os
@@ -59,7 +60,14 @@ def shape(query: str) -> str:
 def main(argv: list[str] | None = None) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 	parser.add_argument("--site", required=True)
-	parser.add_argument("--user", required=True, help="a desk user with Sales User / Accounts User roles")
+	parser.add_argument(
+		"--user",
+		required=True,
+		action="append",
+		help="a desk user with Sales User / Accounts User roles; give it again for more people, who then"
+		" take the conversations in turn (as in the load test, a person's first turn is then also the"
+		" first turn of that person in this process)",
+	)
 	parser.add_argument("--turns", type=int, default=5, help="turns in all; the first is the cold one")
 	parser.add_argument("--top", type=int, default=25, help="cProfile rows to print")
 	parser.add_argument(
@@ -95,6 +103,9 @@ def main(argv: list[str] | None = None) -> int:
 			from noviz_agent.edge import frappe_worker
 
 			frappe_worker.warm_sites()
+		# frappe's worker then collects and freezes the garbage collector (background_jobs._freeze_gc).
+		gc.collect()
+		gc.freeze()
 		began = time.perf_counter()
 	frappe.init(site=args.site)
 	frappe.connect()
@@ -118,13 +129,17 @@ def main(argv: list[str] | None = None) -> int:
 			"rate_limit_per_hour": 100000,
 			"tokens_per_minute": 0,
 		}
-		frappe.set_user(args.user)
+		users = args.user
+		user = users[0]
+		frappe.set_user(user)
 		profile = cProfile.Profile()
 		queries: Counter = Counter()
 		first_queries: Counter = Counter()
 		metas: Counter = Counter()  # DocTypes whose meta was read from the database, not the cache
 		rows = []
+		imported: list[str] = []  # modules the first turn imported (a preload would have spared it)
 		for n in range(args.turns):
+			modules_before = set(sys.modules) if n == 0 else None
 			question = f"{QUESTIONS[n % len(QUESTIONS)]} (profile #{n})"
 			warm = n > 0
 			profiled = not args.no_profile and (n == 0 if args.profile_first else warm)
@@ -141,14 +156,16 @@ def main(argv: list[str] | None = None) -> int:
 			per = max(1, args.per_conversation)
 			if n % per == 0:
 				conversation = frappe.generate_hash(length=10)
+				user = users[(n // per) % len(users)]
 			last_of_conversation = n % per == per - 1 or n == args.turns - 1
 			if profiled:
 				profile.enable()
 			cpu = time.process_time()
 			try:
 				if per == 1:
+					frappe.set_user(user)
 					reply, figures = api._answer(
-						args.user,
+						user,
 						frappe_session.load_settings(with_secrets=True),
 						question,
 						None,
@@ -160,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 					# keys, the conversation and its history, progress published, the end stored.
 					state = turn_state.new(
 						frappe.generate_hash(length=12),
-						args.user,
+						user,
 						question,
 						conversation,
 						new_conversation=n % per == 0,
@@ -171,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
 					frappe.local.cache, frappe.local.role_permissions = {}, {}
 					frappe.local.valid_columns, frappe.local.new_doc_templates = {}, {}
 					frappe.local.user_perms = None
-					frappe.set_user(args.user)
+					frappe.set_user(user)
 					commit, frappe.db.commit = frappe.db.commit, lambda: None  # rolled back below
 					try:
 						final = tasks.run_turn(state["turn"], 1)
@@ -187,9 +204,20 @@ def main(argv: list[str] | None = None) -> int:
 				# it is rolled back after its last turn.
 				if last_of_conversation:
 					frappe.db.rollback()
+			if modules_before is not None:
+				imported = sorted(set(sys.modules) - modules_before)
 			figures.setdefault("cpu_ms", figures_cpu)
 			kind = (reply.get("response") or {}).get("type")
-			rows.append({**figures, "queries": len(seen), "warm": warm, "type": kind})
+			rows.append(
+				{
+					**figures,
+					"queries": len(seen),
+					"warm": warm,
+					"type": kind,
+					"first": n % per == 0,
+					"user": user,
+				}
+			)
 			if warm:
 				queries.update(seen)
 			else:
@@ -205,10 +233,11 @@ def main(argv: list[str] | None = None) -> int:
 	for n, row in enumerate(rows):
 		label = "warm" if row["warm"] else "cold"
 		print(
-			f"turn {n + 1} ({label}): engine {row['engine_ms']:7.1f} ms, CPU {row['cpu_ms']:6.1f} ms,"
+			f"turn {n + 1} ({label}{', starts a conversation' if row['first'] and per > 1 else ''}): engine {row['engine_ms']:7.1f} ms, CPU {row['cpu_ms']:6.1f} ms,"
 			f" model {row['model_ms']:6.1f} ms"
 			f" in {row['model_calls']} calls, {row['queries']} queries, answer {row['type']}"
 		)
+	print(f"\nmodules the first turn imported ({len(imported)}): {', '.join(imported) or 'none'}")
 	print("\nqueries of the first turn, by shape (count):")
 	for text, count in first_queries.most_common():
 		print(f"  {count:5d}  {text}")
@@ -219,6 +248,17 @@ def main(argv: list[str] | None = None) -> int:
 			f" CPU median {statistics.median(r['cpu_ms'] for r in warm):.1f} ms,"
 			f" queries median {statistics.median(r['queries'] for r in warm):.0f}"
 		)
+		starts = [r for r in warm if r["first"]]
+		if args.per_conversation > 1 and starts:
+			later = [r for r in warm if not r["first"]]
+			for label, group in (("starting a conversation", starts), ("later in one", later)):
+				if group:
+					print(
+						f"  warm turns {label}: engine median"
+						f" {statistics.median(r['engine_ms'] for r in group):.1f} ms, CPU median"
+						f" {statistics.median(r['cpu_ms'] for r in group):.1f} ms, queries median"
+						f" {statistics.median(r['queries'] for r in group):.0f} ({len(group)} turns)"
+					)
 		print(f"\nqueries over {len(warm)} warm turns, by shape (count per turn):")
 		for text, count in queries.most_common():
 			print(f"  {count / len(warm):5.1f}  {text}")
@@ -226,9 +266,14 @@ def main(argv: list[str] | None = None) -> int:
 		if args.no_profile:
 			return 0
 		out = io.StringIO()
-		pstats.Stats(profile, stream=out).sort_stats("cumulative").print_stats(args.top)
+		# PROFILE_SORT=tottime sorts by own time; PROFILE_CALLERS=pattern adds who calls what matches it.
+		order = os.environ.get("PROFILE_SORT", "cumulative")
+		stats = pstats.Stats(profile, stream=out).sort_stats(order)
+		stats.print_stats(args.top)
+		if os.environ.get("PROFILE_CALLERS"):
+			stats.print_callers(os.environ["PROFILE_CALLERS"])
 		which = "the first turn" if args.profile_first else "warm turns together"
-		print(f"\ncProfile, {which}, by cumulative time:\n{out.getvalue()}")
+		print(f"\ncProfile, {which}, by {order} time:\n{out.getvalue()}")
 	return 0
 
 
