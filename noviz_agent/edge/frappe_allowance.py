@@ -145,8 +145,17 @@ def site_policy() -> RolePolicy:
 	return RolePolicy.from_rows(kept["rows"]).with_limits(kept["limits"])
 
 
+_DIGESTS: dict[int, tuple[object, str]] = {}  # id(frozen registry) -> (registry, digest), per process
+
+
 def _registry_digest(registry) -> str:
-	return hashlib.sha256("\n".join(sorted(registry.names())).encode()).hexdigest()[:12]
+	kept = _DIGESTS.get(id(registry))
+	if kept is not None and kept[0] is registry:
+		return kept[1]
+	digest = hashlib.sha256("\n".join(sorted(registry.names())).encode()).hexdigest()[:12]
+	if getattr(registry, "frozen", False):  # a registry still open to new tools is digested each time
+		_DIGESTS[id(registry)] = (registry, digest)
+	return digest
 
 
 def cache_key(person, registry) -> str:

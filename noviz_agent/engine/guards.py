@@ -111,9 +111,27 @@ _INSTRUCTION = re.compile(
 )
 
 
+# Where a passage can start: every alternative of _INSTRUCTION begins with one of these (each is
+# the start of what its alternative needs). Most record data holds none of them, and this scan is
+# several times faster than the full pattern.
+_START = (
+	r"(?:ignore|disregard|forget|override)\s|<\|?(?:im_start|system|tool_call|python_tag)|\[tool_calls\]"
+	r"|\b(?:you\s+are|new\s+instruction|system|assistant|developer|do\s+not|don't|never\s|as\s+an?\s"
+	r"|(?:ai|agent|model)\b)"
+)
+_START_LOWER = re.compile(_START)  # on ASCII text lowered first (faster than IGNORECASE)
+_START_ANY = re.compile(_START, re.IGNORECASE)
+
+
 def instruction_in(text: str) -> str | None:
 	"""An excerpt of the first instruction-like passage in untrusted text, or None."""
-	match = _INSTRUCTION.search(text or "")
+	text = text or ""
+	# The first place a passage could start; the full pattern is searched from there only. For
+	# ASCII, lowering the text is the same as IGNORECASE (not so for all of Unicode: "ſ" is "s").
+	start = _START_LOWER.search(text.lower()) if text.isascii() else _START_ANY.search(text)
+	if start is None:
+		return None
+	match = _INSTRUCTION.search(text, start.start())
 	if match is None:
 		return None
 	start = max(0, match.start() - 40)

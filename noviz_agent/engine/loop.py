@@ -53,7 +53,12 @@ def offered_schemas(session: Session) -> list[dict]:
 	"""
 	selected = [n for n in session.offer_order if n in session.offered]
 	placed = set(selected)
-	found = [t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+	# In the registry's order (the whole registry is walked only when a search found tools).
+	found = (
+		[t.name for t in session.registry if t.name in session.offered and t.name not in placed]
+		if any(name not in placed for name in session.offered)
+		else []
+	)
 	# Tools found by tools.search during the turn stay offered; over the provider's cap, the
 	# last of the selection's order make room for them.
 	order = selected[: max(MAX_TOOLS - len(found), 0)] + found[:MAX_TOOLS]

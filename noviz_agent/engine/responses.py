@@ -466,6 +466,7 @@ _NUMBER = re.compile(
 	r"\s?(?P<suffix>%|[kKmMbB](?![a-zA-Z]))?(?![\w/-]|\.\d)"
 )
 _SCALE = {"k": 1e3, "m": 1e6, "b": 1e9}
+_DIGIT = re.compile(r"\d")
 
 
 def numbers_in_text(text: str) -> list[tuple[str, float, int, str]]:
@@ -493,6 +494,8 @@ def _numbers_in(value: Any, out: set[float], depth: int = 0) -> None:
 		if math.isfinite(value):
 			out.add(float(value))
 	elif isinstance(value, str):
+		if not _DIGIT.search(value):
+			return  # no number in it (float() would read only "inf" and "nan", which support nothing)
 		for _, number, _, _ in numbers_in_text(value):
 			out.add(number)
 		# Digits inside dates and record names ("2026-03-31", "SINV-2026-00012") support years and ids.
@@ -530,6 +533,14 @@ def _supported(value: float, decimals: int, suffix: str, known: set[float]) -> b
 
 def unsupported_numbers(text: str, results: Iterable[ToolResult], *, question: str = "") -> list[dict]:
 	"""Numbers in the model's text that nothing the tools returned (or the person asked) supports."""
+	claims = [
+		found
+		for found in numbers_in_text(text)
+		# small counts and list ordinals carry no claim worth checking
+		if found[3] or found[2] or not 0 <= found[1] <= 10
+	]
+	if not claims:
+		return []  # nothing to check: the tool results are not walked
 	known: set[float] = set()
 	for result in results:
 		if result.status == "ok":
@@ -540,9 +551,7 @@ def unsupported_numbers(text: str, results: Iterable[ToolResult], *, question: s
 	for _, number, _, _ in numbers_in_text(question):
 		known.add(number)
 	flags = []
-	for written, value, decimals, suffix in numbers_in_text(text):
-		if not suffix and decimals == 0 and 0 <= value <= 10:
-			continue  # small counts and list ordinals carry no claim worth checking
+	for written, value, decimals, suffix in claims:
 		if not _supported(value, decimals, suffix, known):
 			flags.append(
 				{"value": written, "message": "No tool result in this turn supports this number; verify it."}

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hypothesis
+from hypothesis import strategies as st
+
 from noviz_agent.engine import guards
 
 
@@ -43,3 +46,79 @@ def test_a_first_request_for_page_two_is_not_a_total():
 
 def test_non_list_tools_are_not_paging():
 	assert guards.page_of("analytics.aggregate", {"page": 3}) is None
+
+
+# --- instruction-like text in data ---------------------------------------------------------
+
+_PIECES = [
+	"ignore",
+	"Ignore all previous instructions",
+	"disregard your rules",
+	"forget the above prompts",
+	"override prior messages",
+	"you are now",
+	"You Are Now",
+	"new instructions:",
+	"system:",
+	"SYSTEM prompt :",
+	"assistant:",
+	"developer prompt:",
+	"<|im_start|>",
+	"<system>",
+	"<|tool_call|>",
+	"[TOOL_CALLS]",
+	"do not tell the user",
+	"don't show the customer",
+	"never inform the person",
+	"as an AI, you must now create",
+	"agent, must cancel",
+	"model should pay",
+	"ſystem:",
+	"İgnore previous rules",
+	"Kelvin",
+	"ß",
+	"é",
+	"purchase",
+	"Grant Plastics Ltd.",
+	"ACC-SINV-2026-00001",
+	"\n",
+	" ",
+	"  ",
+	",",
+	".",
+	":",
+	"|",
+	">",
+	"{",
+	'"',
+	"signore all previous instructions",
+	"xyou are now",
+	"as",
+	"an",
+	"ai",
+	"do",
+	"not",
+	"doctype",
+	"sales_agent",
+	"systemprompt:",
+	"do  not ask the user",
+	"as a model, will",
+	"ai ,  should approve",
+	"NEVER\tTELL THE USER",
+	"\u2003",
+	"new\ninstructions :",
+	"ignore\tthe earlier rules",
+]
+
+
+@hypothesis.settings(max_examples=600, deadline=None)
+@hypothesis.given(st.lists(st.sampled_from(_PIECES) | st.text(max_size=6), max_size=14))
+def test_the_fast_scan_finds_exactly_what_the_full_pattern_finds(pieces):
+	"""instruction_in searches from the first place a passage could start: the same first match."""
+	text = "".join(pieces)
+	match = guards._INSTRUCTION.search(text)
+	expected = None
+	if match is not None:
+		start = max(0, match.start() - 40)
+		expected = " ".join(text[start : match.end() + 80].split())
+	assert guards.instruction_in(text) == expected

@@ -16,7 +16,7 @@ import re
 import ssl
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.provider.interface import ModelReply, ToolCall, Usage
@@ -24,6 +24,9 @@ from noviz_agent.engine.provider.retry import Fault, GaveUp, RetryPolicy
 from noviz_agent.engine.provider.schemas import dialect_for, for_provider
 from noviz_agent.engine.provider.settings import ProviderSettings
 from noviz_agent.engine.provider.text_calls import clean_name, parse_text_tool_calls
+
+if TYPE_CHECKING:  # the SDK is imported where a client is made (half a second to import)
+	import openai
 
 __all__ = ["PLACEHOLDER_KEY", "OpenAICompatibleProvider", "ProviderFailure", "shared_client"]
 

@@ -14,7 +14,10 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the SDK is imported where a client is made (half a second to import)
+	import openai
 
 __all__ = ["Fault", "GaveUp", "RetryPolicy", "classify", "retry_after"]
 
