@@ -1,7 +1,7 @@
 """Load test: N concurrent people through the real turn API of a served site, with a stub model.
 
-Each person signs in as their own desk user (all of them before the clock starts: a login is
-not a turn); their first questions then come spread over --ramp-seconds (default 5; 0: all in
+Each person signs in as their own desk user and opens the chat (all of them before the clock
+starts: a login is not a turn); their first questions then come spread over --ramp-seconds (default 5; 0: all in
 the same instant), and each person asks the next as soon as an answer arrives. Each question
 goes through `noviz_agent.api.send`, and the person waits for the turn's final realtime event (`noviz_agent_progress` with `answer` or `error`)
 on a socket.io connection of their own, as the chat does; `noviz_agent.api.turn_status` (what the
@@ -253,6 +253,14 @@ class Person(threading.Thread):
 				# Its turns still end, by the safety poll; the run reports the failed connection.
 				self.record({"error": f"realtime connection of {self.user}: {exc}", "connection": True})
 				self.realtime = None
+		try:
+			# The person opens the chat, which lists their conversations (on the full page), before asking.
+			self.requests += 1
+			http.get(
+				f"{self.url}/api/method/noviz_agent.api.search_conversations", timeout=30
+			).raise_for_status()
+		except Exception as exc:
+			self.record({"error": f"opening the chat: {exc}", "connection": True})
 		self.signed_in.set()
 		if self.go is not None:
 			self.go.wait()
