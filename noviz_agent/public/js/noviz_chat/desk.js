@@ -56,7 +56,7 @@
 		delete_conversation: (args) => call("delete_conversation", args),
 		// Turns running in the background: stop one, or fetch its answer after a reload.
 		stop: (args) => call("stop_turn", args),
-		turn_state: (args) => call("turn_state", args, "GET"),
+		turn_state: (args) => call("turn_status", args, "GET"),
 	};
 
 	function ask_text(label, value) {
