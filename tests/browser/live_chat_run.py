@@ -80,7 +80,12 @@ def prepare(request, url: str, stub: str) -> None:
 def clean(request, url: str, admin_password: str) -> list[str]:
 	"""Remove what the run made: the customers (as Administrator) and each user's own conversations."""
 	removed = []
-	for name in ("Noviz Live Customer", "Noviz Live Customer Ltd", "Noviz Live Kunde GmbH"):
+	# Every customer the runs made ("Noviz Live Customer Ltd - 2" when a width's run made one already).
+	made = request.get(
+		f"{url}/api/resource/Customer",
+		params={"filters": json.dumps([["name", "like", "Noviz Live %"]]), "limit_page_length": 0},
+	)
+	for name in [row["name"] for row in made.json().get("data") or []]:
 		if request.delete(f"{url}/api/resource/Customer/{name}").ok:
 			removed.append(name)
 	for email in USERS.values():
