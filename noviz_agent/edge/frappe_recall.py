@@ -15,7 +15,9 @@ the next turn reads those in one pipeline and puts them where frappe's own reads
   Meta this process built from them before (frappe treats a Meta as read-only; unpickling a large
   one costs milliseconds). Other values are always unpickled anew: callers may change them.
 - **The person's own.** An entry of the person the job runs for (their roles, defaults, user
-  permissions) is learnt as "the person's", and read for whoever the next job runs for.
+  permissions in frappe's hashes; their User document, companies and procedures under keys that
+  name them) is learnt as "the person's", and read for whoever the next job runs for, not for
+  the people of the last few jobs.
 - **What is used.** An entry counts as read when frappe looked for it, not because it was
   prefetched: what turns stop needing stops being read.
 
@@ -26,7 +28,9 @@ worker starts each job from the parent, which has learnt nothing but those share
 
 from __future__ import annotations
 
+import functools
 import pickle
+import re
 import time
 from collections import Counter, deque
 
@@ -34,7 +38,8 @@ import frappe
 
 WINDOW = 6  # the jobs per site whose reads the next job prefetches
 MAX_ENTRIES = 200  # a job that read more is unusual: nothing is learnt from it
-PERSON = "\x00person"  # stands for the person a job runs for, in learnt (hash, field) names
+PERSON = "\x00person"  # stands for the person a job runs for, in learnt names
+PERSON_IN_KEY = PERSON.encode()
 # The names last learnt on the site by any worker, for a worker's first jobs (names only).
 SHARED_KEY = "noviz_agent:recall_names"
 SHARED_SECONDS = 24 * 3600
@@ -132,7 +137,11 @@ def prefetch() -> int:
 	person = _person()
 	local = frappe.local.cache
 	# What the job already read (frappe reads its hooks before the job starts) is not read again.
-	keys = [key for key in keys if not dict.__contains__(local, key)]
+	keys = [
+		key
+		for key in (_resolved(key, person) for key in keys)
+		if key is not None and not dict.__contains__(local, key)
+	]
 	by_hash: dict = {}
 	for name, field in fields:
 		if field == PERSON:
@@ -195,7 +204,11 @@ def learn() -> None:
 			elif kind == "string":
 				_values.add(name)
 			# "none": not in Redis now; it is looked at again after a later job
-	keys = frozenset(name for name, value in read.items() if not isinstance(value, dict) or name in _values)
+	keys = frozenset(
+		_generic(name, person)
+		for name, value in read.items()
+		if not isinstance(value, dict) or name in _values
+	)
 	fields = frozenset(
 		(name, PERSON if field == person else field)
 		for name in read
@@ -222,6 +235,26 @@ def _most_read(recent) -> tuple[frozenset, frozenset]:
 		frozenset(name for kind, name in chosen if kind == "key"),
 		frozenset(name for kind, name in chosen if kind == "field"),
 	)
+
+
+@functools.lru_cache(maxsize=256)
+def _segment(person: str) -> re.Pattern:
+	"""The person's name as a whole segment of a cache key (`...|user:NAME:key`, `...::NAME`)."""
+	return re.compile(rb"(?<=[:|])" + re.escape(person.encode()) + rb"(?=:|$)")
+
+
+def _generic(key, person: str | None):
+	"""A key that names the person a job runs for, learnt as standing for whoever the next one runs for."""
+	if not person or not isinstance(key, bytes):
+		return key
+	return _segment(person).sub(PERSON_IN_KEY, key)
+
+
+def _resolved(key, person: str | None):
+	"""A learnt key for this job's person (None when it names a person and the job has none)."""
+	if not isinstance(key, bytes) or PERSON_IN_KEY not in key:
+		return key
+	return key.replace(PERSON_IN_KEY, person.encode()) if person else None
 
 
 def _person() -> str | None:

@@ -116,6 +116,22 @@ class TestRecall(PeopleTestCase):
 		self.assertEqual(self._redis_calls(lambda: frappe.get_roles(SALES)), [])
 		self.assertIn("Sales User", frappe.get_roles(SALES))
 
+	def test_a_key_that_names_the_person_is_read_for_whoever_the_next_job_runs_for(self):
+		for user in (ACCOUNTS, SALES):
+			frappe.cache.set_value(VALUE, {"of": user}, user=user)
+			self.addCleanup(frappe.cache.delete_value, VALUE, user=user)
+		frappe.set_user(ACCOUNTS)
+		frappe.local.cache = {}
+		frappe.cache.get_value(VALUE, user=True)
+		frappe_recall.learn()
+		frappe.set_user(SALES)
+		self.assertGreaterEqual(self._next_job(), 1)
+		# The next person's own key, not the last one's.
+		self.assertIn(frappe.cache.make_key(VALUE, user=SALES), list(frappe.local.cache))
+		self.assertNotIn(frappe.cache.make_key(VALUE, user=ACCOUNTS), list(frappe.local.cache))
+		self.assertEqual(self._redis_calls(lambda: frappe.cache.get_value(VALUE, user=True)), [])
+		self.assertEqual(frappe.cache.get_value(VALUE, user=True), {"of": SALES})
+
 	def test_a_meta_read_again_with_the_same_bytes_is_the_same_meta_and_a_changed_one_is_read_anew(self):
 		frappe.cache.hset(frappe_recall.META_HASH, FAKE_META, {"version": 1})
 
