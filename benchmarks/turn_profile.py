@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
 		metas: Counter = Counter()  # DocTypes whose meta was read from the database, not the cache
 		rows = []
 		imported: list[str] = []  # modules the first turn imported (a preload would have spared it)
+		per = max(1, args.per_conversation)
 		for n in range(args.turns):
 			modules_before = set(sys.modules) if n == 0 else None
 			question = f"{QUESTIONS[n % len(QUESTIONS)]} (profile #{n})"
@@ -154,7 +155,6 @@ def main(argv: list[str] | None = None) -> int:
 				return _original(query, *a, **k)
 
 			frappe.db.sql = sql
-			per = max(1, args.per_conversation)
 			if n % per == 0:
 				conversation = frappe.generate_hash(length=10)
 				user = users[(n // per) % len(users)]
