@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.edge import frappe_governance, frappe_session, frappe_sops, frappe_turns
+from noviz_agent.edge import frappe_governance, frappe_session, frappe_sops, frappe_templates, frappe_turns
 from noviz_agent.engine import gateway, responses, turn_state
 from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
@@ -83,6 +83,7 @@ def _record(
 	name is chosen beforehand), and the links, made here in this transaction, are not read back.
 	"""
 	conversation_name = conversation.name if conversation else new_name
+	frappe_templates.seed()
 	log = frappe.get_doc(
 		{
 			"doctype": LOG,
@@ -144,6 +145,7 @@ def _record(
 			}
 		)
 		conversation = None
+	frappe_templates.learn()
 	return conversation, log
 
 
@@ -266,6 +268,7 @@ def _answer(
 	model = frappe_turns.TimedProvider(None)
 	stopped = False
 	procedures = None
+	prepared = None
 	try:
 		session = frappe_session.build_session(
 			values,
@@ -285,6 +288,7 @@ def _answer(
 		provider = GatedProvider(model, frappe_governance.rate_gate(values))
 		history = records.history_from_rows([row.as_dict() for row in doc.turns]) if doc else []
 		procedures = frappe_sops.desk_for(doc, provider)
+		prepared = time.perf_counter()
 		outcome = run_turn(
 			session,
 			provider,
@@ -327,9 +331,11 @@ def _answer(
 		entry = None
 	if held is not None:
 		_settle_budget(held, log, values)
+	answered = time.perf_counter()
 	doc, log_doc = _record(
 		user, doc, question, response, log, entry, rules_sent, values, new_name=conversation_name
 	)
+	recorded = time.perf_counter()
 	# A procedure's step depends on its run: it is never answered from the cache.
 	if cache is not None and entry is not None and not stopped and not frappe_sops.handled(procedures):
 		wrote = any(_writes(c.get("name")) for c in log.get("tools_called") or [])
@@ -341,6 +347,11 @@ def _answer(
 		"model_ms": round(model.ms, 1),
 		"model_calls": model.calls,
 		"engine_ms": round(total_ms - model.ms, 1),
+		# Where the engine's own time went: before the loop (session, budget, history), the loop
+		# without the model (tools, guards, the response), and writing the turn and its log.
+		"prepare_ms": round((prepared - started) * 1000, 1) if prepared else None,
+		"loop_ms": round((answered - prepared) * 1000 - model.ms, 1) if prepared else None,
+		"record_ms": round((recorded - answered) * 1000, 1),
 	}
 	reply = _reply(response, doc, log_doc, turn)
 	if stopped:
