@@ -223,8 +223,34 @@ def request_stop(state: dict) -> dict:
 	return state
 
 
-def stop_requested(turn: str) -> bool:
-	return frappe.cache.get(_key(turn, "stop")) is not None
+class StopFlag:
+	"""Whether the person asked the running turn to stop, read with the turn's other Redis calls.
+
+	Each progress message the job sends reads the flag in the same round trip (see `progress`),
+	and a reading younger than FRESH_SECONDS answers the next question. The engine asks right
+	after each step's "thinking" notice and after the step's tools: its checks cost no round trip
+	of their own, and a stop pressed at any time before a step's notice is seen before that step
+	calls the model.
+	"""
+
+	FRESH_SECONDS = 0.25
+
+	def __init__(self, turn: str, clock=time.monotonic):
+		self.key, self.clock = _key(turn, "stop"), clock
+		self.seen_at: float | None = None
+		self.stopped = False
+
+	def saw(self, value) -> bool:
+		self.stopped = self.stopped or value not in (None, 0, False)
+		self.seen_at = self.clock()
+		return self.stopped
+
+	def __call__(self) -> bool:
+		if self.stopped:
+			return True
+		if self.seen_at is not None and self.clock() - self.seen_at < self.FRESH_SECONDS:
+			return False
+		return self.saw(frappe.cache.get(self.key))
 
 
 class TimedProvider:
@@ -252,11 +278,12 @@ def publish(user: str, turn: str, event: dict) -> None:
 	frappe.publish_realtime(PROGRESS_EVENT, {**event, "turn": turn}, user=user)
 
 
-def progress(turn: str, user: str):
+def progress(turn: str, user: str, stop: StopFlag | None = None):
 	"""The background turn's progress sender: to the person's browser, and kept for a reload.
 
 	Steps go on a list and streamed text onto a string of the turn's own (one round trip, whatever
-	the size of the state); `load` joins them to the state as `turn_state.with_event` would.
+	the size of the state); `load` joins them to the state as `turn_state.with_event` would. The
+	same round trip reads the turn's stop flag for `stop`.
 	"""
 	events, text = _key(turn, "events"), _key(turn, "text")
 
@@ -269,7 +296,11 @@ def progress(turn: str, user: str):
 			pipe.rpush(events, json.dumps({k: v for k, v in event.items() if k != "turn"}, default=str))
 			pipe.ltrim(events, -turn_state.MAX_EVENTS, -1)
 			pipe.expire(events, STATE_TTL)
-		pipe.execute()
+		if stop is not None:
+			pipe.get(stop.key)
+		replies = pipe.execute()
+		if stop is not None:
+			stop.saw(replies[-1])
 		publish(user, turn, event)
 
 	return send
@@ -344,7 +375,8 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 	user = state["user"]
 	if frappe.session.user != user:
 		frappe.set_user(user)
-	if stop_requested(turn):
+	stop = StopFlag(turn)
+	if stop():
 		state = save(turn_state.stopped_before_start(state, time.time()))
 		release_conversation(state["conversation"], turn)
 		publish(user, turn, {"event": "answer", **_answer_event(state)})
@@ -358,8 +390,8 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 			with counting_queries() as counter:
 				reply, figures = answer(
 					state,
-					progress=progress(turn, user),
-					cancelled=lambda: stop_requested(turn),
+					progress=progress(turn, user, stop),
+					cancelled=stop,
 					on_reserved=lambda held: remember_reservation(turn, held),
 				)
 				frappe.db.commit()

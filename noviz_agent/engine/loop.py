@@ -130,7 +130,6 @@ def run(
 	try:
 		for step in range(1, limits.max_steps + 1):
 			outcome.steps = step
-			_check_stop(session)
 			remaining = deadline - clock()
 			if remaining <= 0:
 				raise TimeLimitExceeded(
@@ -138,6 +137,9 @@ def run(
 					"Try a narrower question, or ask your administrator to raise the turn time limit."
 				)
 			session.notify({"event": "thinking", "step": step, "max_steps": limits.max_steps})
+			# Asked right after the notice, so a sender that reads the stop flag with its message
+			# answers from that reading (see edge/frappe_turns.StopFlag).
+			_check_stop(session)
 			reply = provider.complete(messages, offered_schemas(session), timeout=remaining)
 			outcome.model_calls += 1
 			outcome.model = reply.model or outcome.model

@@ -212,6 +212,28 @@ class TestBackgroundTurns(BackgroundTestCase):
 		self.assertIn("Stopped at your request", shown["response"]["error"]["message"])
 		self.assertEqual(self.events[-1]["event"], "answer")
 
+	def test_the_stop_flag_is_read_with_the_progress_messages_not_on_its_own(self):
+		turn = frappe.generate_hash(length=12)
+		self.addCleanup(frappe.cache.delete, *(frappe_turns._key(turn, p) for p in ("stop", "events")))
+		now = [100.0]
+		stop = frappe_turns.StopFlag(turn, clock=lambda: now[0])
+		send = frappe_turns.progress(turn, SALES, stop)
+		with mock.patch.object(frappe.cache, "get", wraps=frappe.cache.get) as get:
+			send({"event": "thinking", "step": 1, "max_steps": 8})
+			self.assertFalse(stop())
+			self.assertEqual(get.call_count, 0, "the message's own round trip read the flag")
+			frappe.cache.set(frappe_turns._key(turn, "stop"), "1")
+			now[0] += stop.FRESH_SECONDS / 2
+			self.assertFalse(stop(), "a fresh reading answers")
+			send({"event": "tool", "tool": "customer.list", "step": 1, "max_steps": 8})
+			self.assertTrue(stop(), "the next message sees the stop")
+			self.assertEqual(get.call_count, 0)
+			# With no message for a while, the flag is read on its own.
+			later = frappe_turns.StopFlag(turn, clock=lambda: now[0])
+			self.assertTrue(later())
+			self.assertEqual(get.call_count, 1)
+		self.assertEqual([e["event"] for e in self.events], ["thinking", "tool"])
+
 	def test_a_second_message_while_the_first_is_answered_is_refused_with_what_to_do(self):
 		first = self.queue_turn(SALES, "Show my customers", [answer("Your customers.")])
 		self.run_job(first["turn"])
