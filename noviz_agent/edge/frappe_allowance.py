@@ -11,6 +11,7 @@ stale allowance is ever read (old keys simply expire).
 from __future__ import annotations
 
 import hashlib
+import pickle
 
 import frappe
 
@@ -24,7 +25,12 @@ PRESENT_KEY = "noviz_agent:present_doctypes"
 def generation() -> int:
 	"""The current generation, read from Redis once per request or job (frappe keeps it in
 	`frappe.local.cache` for the rest of it, and a bump in this process updates that copy)."""
-	return int(frappe.cache.get_value(GENERATION_KEY) or 0)
+	value = frappe.cache.get_value(GENERATION_KEY)
+	if value is None:
+		# Stored as 0 unless a bump got there first: a key that is there is read with the other
+		# entries a turn job reads together (frappe_recall); a missing one costs each job a call.
+		frappe.cache.set(frappe.cache.make_key(GENERATION_KEY), pickle.dumps(0), nx=True)
+	return int(value or 0)
 
 
 def _bump() -> None:
@@ -53,8 +59,6 @@ def prefetch(keys: list[str]) -> None:
 	"""Read several cached values in one round trip to Redis, so the reads of this request or job
 	that follow find them in frappe's own per-request cache (`frappe.local.cache`) instead of
 	asking Redis one at a time. A value not in Redis is left for its reader to build."""
-	import pickle
-
 	local = frappe.local.cache
 	wanted = [k for k in dict.fromkeys(frappe.cache.make_key(key) for key in keys) if k not in local]
 	if not wanted:

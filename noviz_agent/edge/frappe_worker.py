@@ -119,16 +119,38 @@ def _warm_site() -> None:
 	import frappe
 	from frappe.model.base_document import get_controller
 
-	from noviz_agent.edge import frappe_session
+	from noviz_agent.edge import frappe_recall, frappe_session
 
 	frappe.get_hooks()
 	for doctype in TURN_DOCTYPES:
 		frappe.get_meta(doctype)
 		get_controller(doctype)
 	frappe.get_list("Agent Conversation", fields=["name"], limit_page_length=1)
+	_warm_entities()
+	frappe_recall.warm()
 	values = frappe_session.load_settings(with_secrets=True)
 	if values.get("base_url") and values.get("model"):
 		frappe_session.make_provider(values)
+
+
+def _warm_entities() -> None:
+	"""What frappe keeps per process for each DocType the tools read, built on the first list of
+	each otherwise: whether it is virtual (one query), and the columns of the permission-checked
+	count every list makes (frappe parses a field with a function in it with sql_metadata, about a
+	millisecond, once per field per process)."""
+	from frappe.desk.reportview import extract_fieldnames
+	from frappe.model.utils import is_virtual_doctype
+
+	from noviz_agent.connectors.model import load_model
+	from noviz_agent.connectors.translate import count_args
+	from noviz_agent.edge.frappe_allowance import present_doctypes
+
+	present = present_doctypes()
+	for entity in load_model():
+		if entity.doctype in present:
+			is_virtual_doctype(entity.doctype)
+			for field in count_args(entity)["fields"]:
+				extract_fieldnames(field)
 
 
 def start(
