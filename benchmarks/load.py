@@ -26,14 +26,17 @@ and the Origin is --url, whose host name must be that of --realtime-url (the ser
 
 Prints: turns per second; p50/p95/p99 time to answer (send to final state, seen by the client);
 how many answers came by realtime and how many by the safety poll; engine overhead per turn (the
-turn job's wall time minus the time spent waiting for the model, measured in the job) and the CPU
-time of the job's process during the turn (time.process_time);
+turn job's wall time minus the time spent waiting for the model, measured in the job), split into
+its three parts (before the loop, the loop less the model, writing the turn and its log), and the
+CPU time of the job's process during the turn (time.process_time);
 the worker mode the turns ran in (fork / no-fork); queue wait; database queries per turn (inside the job);
 web requests per turn sent by the client; peak resident memory per web and background worker
 process (sampled from /proc, this machine only); the CPU time of this client process (what the
 harness itself costs), of the stub, and of the web workers and the realtime server during the run;
 errors and lost turns. `--kill-worker-at S` kills one busy background
 worker (and its job process) S seconds in, to show that its turns are retried or end with a clear message.
+The client and its stub run at a lower CPU priority than the site (`--harness-niceness`, 10): on a
+real site neither the people's browsers nor the model provider share its CPUs.
 
 Workers: run several plain `bench worker` processes (the app preloads itself in each before
 RQ forks a job: "turns run by a preloaded worker" says whether it did) or `bench noviz-agent
@@ -392,6 +395,13 @@ def main(argv: list[str] | None = None) -> int:
 		" (`sent_s`: seconds after the turns started)",
 	)
 	parser.add_argument("--realtime-match", default="socketio.js", help="the realtime server's node process")
+	parser.add_argument(
+		"--harness-niceness",
+		type=int,
+		default=10,
+		help="how much lower the CPU priority of this client and its stub is than the site's processes"
+		" (on a real site neither the people's browsers nor the model share its CPUs; 0: the same)",
+	)
 	args = parser.parse_args(argv)
 	if not args.url.startswith(("http://127.0.0.1", "http://localhost")):
 		parser.error("the load test runs against a site on 127.0.0.1 only")
@@ -401,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
 			"whose Origin (--url) is another host than its Host"
 		)
 
+	if args.harness_niceness > 0:
+		os.nice(args.harness_niceness)  # the stub, started below, inherits it
 	stub = subprocess.Popen(
 		[sys.executable, "-m", "noviz_agent.testing.stub_provider", "--port", str(args.stub_port), "--quiet"]
 		+ ["--latency-ms", args.latency_ms],
@@ -564,6 +576,14 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 	cold = [r["figures"]["engine_ms"] for r in timed if r["figures"].get("process_turn") == 0]
 	if cold:
 		print(line("  first turn of each worker", cold))
+	for key, label in (
+		("prepare_ms", "  prepare (session, budget)"),
+		("loop_ms", "  loop less the model (tools)"),
+		("record_ms", "  record (turn and log)"),
+	):
+		parts = [f[key] for f in figures if f.get(key) is not None]
+		if parts:
+			print(line(label, parts))
 	print(line("CPU time per turn (job process)", [f["cpu_ms"] for f in figures if "cpu_ms" in f]))
 	print(line("model time per turn (stub)", [f["model_ms"] for f in figures if "model_ms" in f]))
 	print(

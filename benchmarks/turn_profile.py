@@ -195,6 +195,8 @@ def main(argv: list[str] | None = None) -> int:
 						final = tasks.run_turn(state["turn"], 1)
 					finally:
 						frappe.db.commit = commit
+					if not final or "engine_ms" not in (final.get("figures") or {}):
+						raise SystemExit(f"turn {n + 1} did not finish: {final}")
 					reply, figures = {"response": final.get("response")}, dict(final["figures"])
 			finally:
 				figures_cpu = (time.process_time() - cpu) * 1000
@@ -225,6 +227,7 @@ def main(argv: list[str] | None = None) -> int:
 				first_queries = Counter(seen)
 				metas.clear()
 	finally:
+		bodies = [json.dumps(body) for body in stub.chat_requests]
 		stub.stop()
 		frappe.destroy()
 
@@ -238,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
 			f" model {row['model_ms']:6.1f} ms"
 			f" in {row['model_calls']} calls, {row['queries']} queries, answer {row['type']}"
 		)
+	if bodies:
+		sizes = sorted(len(b) for b in bodies)
+		print(
+			f"model request bodies: {len(bodies)}, median {statistics.median(sizes) / 1024:.1f} KiB,"
+			f" largest {sizes[-1] / 1024:.1f} KiB"
+		)
 	print(f"\nmodules the first turn imported ({len(imported)}): {', '.join(imported) or 'none'}")
 	print("\nqueries of the first turn, by shape (count):")
 	for text, count in first_queries.most_common():
@@ -249,6 +258,13 @@ def main(argv: list[str] | None = None) -> int:
 			f" CPU median {statistics.median(r['cpu_ms'] for r in warm):.1f} ms,"
 			f" queries median {statistics.median(r['queries'] for r in warm):.0f}"
 		)
+		parts = [
+			f"{key[:-3]} {statistics.median(r[key] for r in warm if r.get(key) is not None):.1f} ms"
+			for key in ("prepare_ms", "loop_ms", "record_ms")
+			if any(r.get(key) is not None for r in warm)
+		]
+		if parts:
+			print(f"  engine medians by part: {', '.join(parts)}")
 		starts = [r for r in warm if r["first"]]
 		if args.per_conversation > 1 and starts:
 			later = [r for r in warm if not r["first"]]
