@@ -383,6 +383,8 @@ class TestRecording(AgentTestCase):
 		self.assertEqual(after.turns[2].log, reply["log"])
 		self.assertGreaterEqual(after.last_activity, before.last_activity)
 		self.assertGreaterEqual(after.modified, before.modified)
+		self.assertEqual(after.modified_by, SALES)
+		self.assertIsInstance(json.loads(after.rules_sent), list)
 
 	def test_a_stored_turn_links_its_log_and_conversation_both_ways(self):
 		reply = self.send_as(SALES, "hello", [answer("Hello.")])
