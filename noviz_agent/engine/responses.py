@@ -516,6 +516,39 @@ def _numbers_in(value: Any, out: set[float], depth: int = 0) -> None:
 			_numbers_in(item, out, depth + 1)
 
 
+def _checked_values(results: list[ToolResult]):
+	for result in results:
+		if result.status == "ok":
+			yield result.data
+		elif result.status == "proposal":
+			yield result.proposal
+		yield result.args
+
+
+def _top_numbers(value: Any, out: set[float]) -> None:
+	"""The numbers at the top of a tool result (its totals and counts, the length of its lists, the
+	figures of a dict beside them such as the page): the usual support of a claim like "I found
+	57 invoices". A subset of what `_numbers_in` finds in the same value."""
+	if isinstance(value, (list, tuple)):
+		out.add(float(len(value)))
+		return
+	if not isinstance(value, dict):
+		return
+	for item in value.values():
+		if isinstance(item, (list, tuple)):
+			out.add(float(len(item)))
+		elif isinstance(item, dict):
+			for inner in item.values():
+				_add_number(inner, out)
+		else:
+			_add_number(item, out)
+
+
+def _add_number(value: Any, out: set[float]) -> None:
+	if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+		out.add(float(value))
+
+
 def _supported(value: float, decimals: int, suffix: str, known: set[float]) -> bool:
 	candidates = {value, abs(value)}
 	if suffix == "%":
@@ -541,15 +574,14 @@ def unsupported_numbers(text: str, results: Iterable[ToolResult], *, question: s
 	]
 	if not claims:
 		return []  # nothing to check: the tool results are not walked
-	known: set[float] = set()
-	for result in results:
-		if result.status == "ok":
-			_numbers_in(result.data, known)
-		elif result.status == "proposal":
-			_numbers_in(result.proposal, known)
-		_numbers_in(result.args, known)
-	for _, number, _, _ in numbers_in_text(question):
-		known.add(number)
+	results = list(results)
+	known: set[float] = {number for _, number, _, _ in numbers_in_text(question)}
+	for value in _checked_values(results):
+		_top_numbers(value, known)
+	if all(_supported(value, decimals, suffix, known) for _, value, decimals, suffix in claims):
+		return []  # the totals and counts at the top support every claim: the rows are not walked
+	for value in _checked_values(results):
+		_numbers_in(value, known)
 	flags = []
 	for written, value, decimals, suffix in claims:
 		if not _supported(value, decimals, suffix, known):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hypothesis
+from hypothesis import strategies as st
+
 from noviz_agent.engine import responses
 from noviz_agent.engine.gateway import ToolResult
 
@@ -133,3 +136,61 @@ def test_an_analysis_result_id_travels_with_its_cards_for_the_pdf():
 	response = responses.build("", [ok("analytics.build", data), ok("sales_invoice.list", listing)])
 	assert response["result_id"] == "a1"
 	assert responses.build("", [ok("sales_invoice.list", listing)])["result_id"] is None
+
+
+def _flagged_by_the_full_walk(text, results, question=""):
+	"""The check as it was before the totals at the top were tried first: every value walked."""
+	claims = [f for f in responses.numbers_in_text(text) if f[3] or f[2] or not 0 <= f[1] <= 10]
+	known = {number for _, number, _, _ in responses.numbers_in_text(question)}
+	for result in results:
+		responses._numbers_in(result.data, known)
+		responses._numbers_in(result.args, known)
+	return [
+		written
+		for written, value, decimals, suffix in claims
+		if not responses._supported(value, decimals, suffix, known)
+	]
+
+
+_leaves = st.one_of(
+	st.none(),
+	st.booleans(),
+	st.integers(-(10**6), 10**6),
+	st.floats(-1e7, 1e7, allow_nan=False).map(lambda f: round(f, 2)),
+	st.sampled_from([float("nan"), float("inf")]),
+	st.text(alphabet="0123456789.,-% kMab", max_size=12),
+)
+_values = st.recursive(
+	_leaves,
+	lambda inner: (
+		st.lists(inner, max_size=5)
+		| st.dictionaries(st.sampled_from(["rows", "total", "page", "count", "name", "x"]), inner, max_size=5)
+	),
+	max_leaves=25,
+)
+
+
+@hypothesis.settings(max_examples=400, deadline=None)
+@hypothesis.given(
+	data=st.lists(_values, min_size=0, max_size=3),
+	numbers=st.lists(
+		st.one_of(st.integers(0, 10**5), st.floats(0, 1e6, allow_nan=False).map(lambda f: round(f, 2))),
+		max_size=4,
+	),
+	picked=st.lists(
+		st.tuples(st.integers(0, 50), st.sampled_from([0, 0, 1, -1, 0.5, 100, 1000])), max_size=4
+	),
+)
+def test_trying_the_totals_first_flags_exactly_what_walking_everything_flags(data, numbers, picked):
+	"""The claims checked against the numbers at the top of the results first, the rows only when
+	those do not support them all: the same flags as walking every value."""
+	results = [ok("x.list", value, {"n": i}) for i, value in enumerate(data)]
+	found: set[float] = set()
+	for value in data:
+		responses._numbers_in(value, found)
+	written = sorted(n for n in found if abs(n) < 1e9)
+	# Claims the data supports, and numbers just beside them that it may not.
+	claimed = [written[i % len(written)] + near for i, near in picked] if written else []
+	text = " and ".join(f"{n:g}" for n in [*numbers, *claimed])
+	flagged = [f["value"] for f in responses.unsupported_numbers(text, results)]
+	assert flagged == _flagged_by_the_full_walk(text, results)
