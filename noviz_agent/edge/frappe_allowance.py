@@ -15,7 +15,13 @@ import pickle
 
 import frappe
 
-from noviz_agent.engine.policy import RolePolicy, allowance_cache_key, allowed_tools
+from noviz_agent.engine.policy import (
+	RolePolicy,
+	allowance_cache_key,
+	allowance_entry,
+	allowance_from_entry,
+	allowed_tools,
+)
 
 GENERATION_KEY = "noviz_agent:allowance_generation"
 TTL_SECONDS = 6 * 60 * 60
@@ -163,7 +169,7 @@ def _registry_digest(registry) -> str:
 
 
 def cache_key(person, registry) -> str:
-	return allowance_cache_key(person.user, person.roles, f"g{generation()}:{_registry_digest(registry)}")
+	return allowance_cache_key(person.user, f"g{generation()}:{_registry_digest(registry)}")
 
 
 def compute(person, connector, registry) -> frozenset[str]:
@@ -173,5 +179,11 @@ def compute(person, connector, registry) -> frozenset[str]:
 
 
 def allowance(person, connector, registry) -> frozenset[str]:
-	"""The person's allowed tools, from the cache when nothing changed since it was computed."""
-	return frozenset(_kept(cache_key(person, registry), lambda: sorted(compute(person, connector, registry))))
+	"""The person's allowed tools, from the cache when nothing changed since it was computed (an
+	entry kept for other roles than the person's now is computed again)."""
+	key = cache_key(person, registry)
+	tools = allowance_from_entry(frappe.cache.get_value(key, expires=True), person.roles)
+	if tools is None:
+		tools = compute(person, connector, registry)
+		frappe.cache.set_value(key, allowance_entry(person.roles, tools), expires_in_sec=TTL_SECONDS)
+	return tools

@@ -5,8 +5,9 @@ the person can read it; create/update/submit/cancel only with that permission), 
 administrator's Agent Role Policy (role → allowed or denied modules and tools). A deny
 always wins, even over the spine; an allow list, once any exists for the person's roles,
 narrows them to what it names plus the spine. The result depends only on the person's
-roles, permissions and the policy, so the frappe edge caches it under
-`allowance_cache_key` and a role or permission change gives a new key.
+roles, permissions and the policy, so the frappe edge caches it per person under
+`allowance_cache_key` (a permission or policy change gives a new key) with the roles it was
+computed for (`allowance_entry`): an entry for other roles is computed again.
 """
 
 from __future__ import annotations
@@ -171,7 +172,22 @@ def permission_fingerprint(
 	return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
-def allowance_cache_key(user: str, roles: Iterable[str], permission_fingerprint: str) -> str:
-	"""The cache key of a person's allowed tools; new roles or permissions give a new key."""
-	payload = json.dumps([user, sorted(set(roles)), permission_fingerprint])
-	return "noviz_agent:allowed:" + hashlib.sha256(payload.encode()).hexdigest()[:24]
+def allowance_cache_key(user: str, permission_fingerprint: str) -> str:
+	"""The cache key of a person's allowed tools; new permissions or policy give a new key. The
+	person's name comes last, whole, so that a cache that reads the entries a worker's last turns
+	read can read it for whoever the next turn is for (edge/frappe_recall)."""
+	return f"noviz_agent:allowed:{permission_fingerprint}:{user}"
+
+
+def allowance_entry(roles: Iterable[str], tools: Iterable[str]) -> dict:
+	"""What is kept under `allowance_cache_key`: the tools and the roles they were computed for."""
+	return {"roles": sorted(set(roles)), "tools": sorted(tools)}
+
+
+def allowance_from_entry(entry, roles: Iterable[str]) -> frozenset[str] | None:
+	"""The kept tools when they were computed for these roles; None (compute them again) when the
+	roles differ or the entry is missing or of another shape."""
+	if not isinstance(entry, dict) or entry.get("roles") != sorted(set(roles)):
+		return None
+	tools = entry.get("tools")
+	return frozenset(tools) if isinstance(tools, list) else None

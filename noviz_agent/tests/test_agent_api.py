@@ -5,6 +5,8 @@ Run with `bench --site SITE run-tests --app noviz_agent`. Every test rolls back.
 
 from __future__ import annotations
 
+from unittest import mock
+
 import frappe
 
 from noviz_agent import api
@@ -287,6 +289,33 @@ class TestPrivacyAndFeedback(AgentTestCase):
 
 
 class TestAllowanceCache(AgentTestCase):
+	def test_an_allowance_kept_for_other_roles_is_computed_again(self):
+		import dataclasses
+
+		from noviz_agent.tools import build_registry
+
+		frappe.set_user(ACCOUNTS)
+		person = frappe_session.person_for(ACCOUNTS)
+		connector = frappe_session.make_connector(ACCOUNTS)
+		registry = build_registry()
+		key = frappe_allowance.cache_key(person, registry)
+		self.assertTrue(key.endswith(f":{ACCOUNTS}"), key)
+		frappe.cache.delete_value(key)
+		computed = mock.patch.object(frappe_allowance, "compute", wraps=frappe_allowance.compute)
+		with computed as compute:
+			first = frappe_allowance.allowance(person, connector, registry)
+			self.assertEqual(frappe_allowance.allowance(person, connector, registry), first)
+			self.assertEqual(compute.call_count, 1, "kept for the same roles")
+			# The same person with other roles (no change was signalled): computed for them.
+			other = dataclasses.replace(person, roles=frozenset({*person.roles, "Stock User"}))
+			frappe_allowance.allowance(other, connector, registry)
+			self.assertEqual(compute.call_count, 2)
+			kept = frappe.cache.get_value(key, expires=True)
+			self.assertEqual(kept["roles"], sorted(other.roles))
+			frappe_allowance.allowance(person, connector, registry)
+			self.assertEqual(compute.call_count, 3)
+		frappe.cache.delete_value(key)
+
 	def test_a_role_policy_change_is_seen_on_the_next_turn(self):
 		frappe.set_user(ACCOUNTS)
 		person = frappe_session.person_for(ACCOUNTS)

@@ -10,6 +10,8 @@ from noviz_agent.engine.policy import (
 	PolicyError,
 	RolePolicy,
 	allowance_cache_key,
+	allowance_entry,
+	allowance_from_entry,
 	allowed_tools,
 	permission_fingerprint,
 )
@@ -132,13 +134,19 @@ def test_the_policy_only_removes(rows, roles):
 	assert with_policy <= without
 
 
-def test_cache_key_follows_roles_and_permissions(registry):
+def test_cache_key_follows_the_person_and_permissions_and_the_entry_its_roles(registry):
 	policy = RolePolicy.from_rows([{"role": "Sales User", "effect": "deny", "module": "stock"}])
 	fp = permission_fingerprint(SALES_USER, policy, registry)
-	key = allowance_cache_key("a@x.com", ["Sales User", "Employee"], fp)
-	assert key == allowance_cache_key("a@x.com", ["Employee", "Sales User"], fp)
-	assert key != allowance_cache_key("b@x.com", ["Sales User", "Employee"], fp)
-	assert key != allowance_cache_key("a@x.com", ["Sales User"], fp)
+	key = allowance_cache_key("a@x.com", fp)
+	assert key.endswith(":a@x.com"), "the person's name last and whole"
+	assert key != allowance_cache_key("b@x.com", fp)
+	# The roles are kept with the tools: an entry for other roles is no answer.
+	entry = allowance_entry(["Sales User", "Employee"], {"b.list", "a.list"})
+	assert allowance_from_entry(entry, ["Employee", "Sales User", "Employee"]) == {"a.list", "b.list"}
+	assert allowance_from_entry(entry, ["Sales User"]) is None
+	assert allowance_from_entry(entry, ["Sales User", "Employee", "System Manager"]) is None
+	assert allowance_from_entry(["a.list"], ["Sales User", "Employee"]) is None  # another shape
+	assert allowance_from_entry(None, []) is None
 	more = {**SALES_USER, "sales_invoice": {"read"}}
 	assert fp != permission_fingerprint(more, policy, registry)
 	assert fp != permission_fingerprint(SALES_USER, RolePolicy(), registry)
