@@ -214,8 +214,11 @@ def learn() -> None:
 		return
 	person = _person()
 	read = {name: value for name, value in dict.items(local) if not _unused(local, name)}
+	# What kind each name is, is kept for its generic name: a person's own key is looked up once,
+	# not once for each person.
+	generic = {name: _generic(name, person) for name in read}
 	known = _hashes | _values
-	unknown = [name for name, value in read.items() if isinstance(value, dict) and name not in known]
+	unknown = [name for name, value in read.items() if isinstance(value, dict) and generic[name] not in known]
 	if unknown:
 		pipe = frappe.cache.pipeline(transaction=False)
 		for name in unknown:
@@ -223,19 +226,19 @@ def learn() -> None:
 		for name, kind in zip(unknown, pipe.execute(), strict=True):
 			kind = kind.decode() if isinstance(kind, bytes) else kind
 			if kind == "hash":
-				_hashes.add(name)
+				_hashes.add(generic[name])
 			elif kind == "string":
-				_values.add(name)
+				_values.add(generic[name])
 			# "none": not in Redis now; it is looked at again after a later job
 	keys = frozenset(
-		_generic(name, person)
+		generic[name]
 		for name, value in read.items()
-		if not isinstance(value, dict) or name in _values
+		if not isinstance(value, dict) or generic[name] in _values
 	)
 	fields = frozenset(
 		(name, PERSON if field == person else field)
 		for name in read
-		if name in _hashes
+		if generic[name] in _hashes
 		for field in dict.keys(read[name])
 		if isinstance(field, str) and not _unused(read[name], field)
 	)

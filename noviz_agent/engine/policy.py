@@ -179,15 +179,15 @@ def allowance_cache_key(user: str, permission_fingerprint: str) -> str:
 	return f"noviz_agent:allowed:{permission_fingerprint}:{user}"
 
 
-def allowance_entry(roles: Iterable[str], tools: Iterable[str]) -> dict:
-	"""What is kept under `allowance_cache_key`: the tools and the roles they were computed for."""
-	return {"roles": sorted(set(roles)), "tools": sorted(tools)}
+def allowance_entry(roles: Iterable[str], tools: Iterable[str]) -> tuple:
+	"""What is kept under `allowance_cache_key`: (the roles they were computed for, the tools).
+	A tuple, not a dict: frappe's per-request cache holds Redis hashes as dicts."""
+	return tuple(sorted(set(roles))), tuple(sorted(tools))
 
 
 def allowance_from_entry(entry, roles: Iterable[str]) -> frozenset[str] | None:
 	"""The kept tools when they were computed for these roles; None (compute them again) when the
 	roles differ or the entry is missing or of another shape."""
-	if not isinstance(entry, dict) or entry.get("roles") != sorted(set(roles)):
+	if not isinstance(entry, tuple) or len(entry) != 2 or entry[0] != tuple(sorted(set(roles))):
 		return None
-	tools = entry.get("tools")
-	return frozenset(tools) if isinstance(tools, list) else None
+	return frozenset(entry[1])

@@ -131,6 +131,13 @@ class TestRecall(PeopleTestCase):
 		self.assertNotIn(frappe.cache.make_key(VALUE, user=ACCOUNTS), list(frappe.local.cache))
 		self.assertEqual(self._redis_calls(lambda: frappe.cache.get_value(VALUE, user=True)), [])
 		self.assertEqual(frappe.cache.get_value(VALUE, user=True), {"of": SALES})
+		# A dict could be a hash or a value: it is asked once for the generic name, not per person.
+		frappe_recall.learn()
+		generic = frappe_recall._generic(frappe.cache.make_key(VALUE, user=SALES), SALES)
+		self.assertIn(frappe_recall.PERSON_IN_KEY, generic)
+		self.assertIn(generic, frappe_recall._values)
+		for user in (ACCOUNTS, SALES):
+			self.assertNotIn(frappe.cache.make_key(VALUE, user=user), frappe_recall._values)
 
 	def test_a_meta_read_again_with_the_same_bytes_is_the_same_meta_and_a_changed_one_is_read_anew(self):
 		frappe.cache.hset(frappe_recall.META_HASH, FAKE_META, {"version": 1})

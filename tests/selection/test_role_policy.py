@@ -146,6 +146,7 @@ def test_cache_key_follows_the_person_and_permissions_and_the_entry_its_roles(re
 	assert allowance_from_entry(entry, ["Sales User"]) is None
 	assert allowance_from_entry(entry, ["Sales User", "Employee", "System Manager"]) is None
 	assert allowance_from_entry(["a.list"], ["Sales User", "Employee"]) is None  # another shape
+	assert allowance_from_entry({"roles": ["Employee", "Sales User"]}, ["Sales User", "Employee"]) is None
 	assert allowance_from_entry(None, []) is None
 	more = {**SALES_USER, "sales_invoice": {"read"}}
 	assert fp != permission_fingerprint(more, policy, registry)
