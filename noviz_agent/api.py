@@ -126,23 +126,10 @@ def _record(
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
 			# Only the new turn and the three fields that changed are written: a save would write
-			# every earlier turn of the conversation again. What frappe.db.set_value does, without
-			# building the statement with its query builder on every turn.
+			# every earlier turn of the conversation again.
 			conversation.turns[-1].db_insert()
-			frappe.db.sql(
-				"update `tabAgent Conversation` set `turn_count`=%(turn_count)s,"
-				" `last_activity`=%(last_activity)s, `rules_sent`=%(rules_sent)s,"
-				" `modified`=%(modified)s, `modified_by`=%(modified_by)s where `name`=%(name)s",
-				{
-					"turn_count": conversation.turn_count,
-					"last_activity": conversation.last_activity,
-					"rules_sent": conversation.rules_sent,
-					"modified": frappe.utils.now(),
-					"modified_by": frappe.session.user,
-					"name": conversation.name,
-				},
-			)
-			frappe.clear_document_cache(CONVERSATION, conversation.name)
+			changed = {f: conversation.get(f) for f in ("turn_count", "last_activity", "rules_sent")}
+			frappe.db.set_value(CONVERSATION, conversation.name, changed)
 		if log.conversation != conversation.name:
 			log.db_set("conversation", conversation.name, update_modified=False)
 	except Exception:
