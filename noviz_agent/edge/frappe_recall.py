@@ -201,7 +201,7 @@ def warm() -> int:
 	for (name, names), raws in zip(metas.items(), pipe.execute(), strict=True):
 		for field, raw in zip(names, raws, strict=True):
 			if raw is not None:
-				_metas[(name, field)] = (raw, pickle.loads(raw))
+				Pickled(raw, name, field).load()  # kept in _metas, as a job's read would keep it
 				warmed += 1
 	return warmed
 
