@@ -241,7 +241,7 @@ class StopFlag:
 		self.stopped = False
 
 	def saw(self, value) -> bool:
-		self.stopped = self.stopped or value not in (None, 0, False)
+		self.stopped = self.stopped or value is not None
 		self.seen_at = self.clock()
 		return self.stopped
 
