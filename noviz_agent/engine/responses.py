@@ -491,8 +491,7 @@ def _numbers_in(value: Any, out: set[float], depth: int = 0) -> None:
 	if isinstance(value, bool):
 		return
 	if isinstance(value, (int, float)):
-		if math.isfinite(value):
-			out.add(float(value))
+		_add_number(value, out)
 	elif isinstance(value, str):
 		if not _DIGIT.search(value):
 			return  # no number in it (float() would read only "inf" and "nan", which support nothing)
