@@ -166,6 +166,19 @@ class TestRecall(PeopleTestCase):
 		self.assertNotIn(frappe.cache.make_key(MISSING_HASH), list(frappe.local.cache))
 		self.assertIsNone(frappe.cache.hget(MISSING_HASH, "nothing"))
 
+	def test_a_new_worker_builds_the_shared_metas_before_its_first_job_and_that_job_gets_them(self):
+		frappe.cache.hset(frappe_recall.META_HASH, FAKE_META, {"version": 1})
+		frappe.local.cache = {}
+		frappe.cache.hget(frappe_recall.META_HASH, FAKE_META)
+		frappe_recall.learn()
+		frappe_recall._write_shared(*frappe_recall._wanted[frappe.local.site])
+		self._new_process(shared_too=False)
+		frappe_recall._metas.clear()
+		self.assertGreaterEqual(frappe_recall.warm(), 1)
+		built = frappe_recall._metas[(self._meta_key(), FAKE_META)][1]
+		self._next_job()
+		self.assertIs(frappe.cache.hget(frappe_recall.META_HASH, FAKE_META), built)
+
 	def test_prefetched_values_are_read_fresh_not_kept_from_the_earlier_jobs(self):
 		self._learnt_job()
 		frappe.cache.set_value(VALUE, {"kept": 2})
