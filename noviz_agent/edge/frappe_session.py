@@ -16,6 +16,7 @@ from typing import Any
 import frappe
 
 from noviz_agent import validation
+from noviz_agent.edge.frappe_versions import form_path
 from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings, SettingsError
 from noviz_agent.engine.session import Limits, Person, Session
 
@@ -79,7 +80,7 @@ def make_provider(values: dict):
 	if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
 		raise NotConfigured(
 			"The agent is not set up on this site yet. Ask your administrator to configure it.",
-			"Set the provider base URL and reasoning model in Agent Settings (/app/agent-settings).",
+			f"Set the provider base URL and reasoning model in Agent Settings ({form_path('Agent Settings')}).",
 		)
 	try:
 		settings = provider_settings(values)

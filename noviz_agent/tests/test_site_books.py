@@ -13,11 +13,11 @@ import datetime as dt
 
 import frappe
 from frappe.desk.query_report import run as run_report
-from frappe.tests.utils import FrappeTestCase
 from frappe.utils import add_months, get_first_day, get_last_day, getdate, nowdate
 
 from noviz_agent.edge import frappe_session
 from noviz_agent.engine.gateway import call_tool
+from noviz_agent.tests.utils import SiteTestCase
 from noviz_agent.tools import analytics
 
 COMPANY = "Seed Europe GmbH"
@@ -47,7 +47,7 @@ def ensure_person() -> None:
 	frappe.defaults.set_user_default("company", COMPANY, user=PERSON)
 
 
-class BooksCase(FrappeTestCase):
+class BooksCase(SiteTestCase):
 	"""Runs as the person; rolled back after each test."""
 
 	def setUp(self):

@@ -178,7 +178,7 @@ class TestBackgroundTurns(BackgroundTestCase):
 		self.assertEqual((shown["status"], shown["log"]), ("done", final["log"]))
 		self.assertEqual(shown["response"]["type"], "table")
 		self.assertIn("thinking", [e["event"] for e in shown["events"]])
-		self.assertGreater(state["figures"]["queries"], 0)
+		self.assertGreater(state["figures"]["cpu_ms"], 0)
 
 	def test_another_persons_turn_id_finds_nothing(self):
 		reply = self.queue_turn(SALES, "Show my customers", [answer("Hi.")])

@@ -61,12 +61,11 @@ def _fixtures_script() -> str:
 
 
 def translations(lang: str) -> dict[str, str]:
-	"""The app's shipped translations of one language, read as frappe reads them (source, translation)."""
-	import csv
+	"""The app's shipped translations of one language, read from its gettext catalogue (source, translation)."""
+	from babel.messages.pofile import read_po
 
-	path = ROOT / "noviz_agent" / "translations" / f"{lang}.csv"
-	with path.open(newline="", encoding="utf-8") as handle:
-		return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2 and row[0]}
+	with (ROOT / "noviz_agent" / "locale" / f"{lang}.po").open("rb") as handle:
+		return {m.id: m.string for m in read_po(handle) if m.id and m.string}
 
 
 def translations_script(lang: str) -> str:

@@ -2,7 +2,7 @@
 //
 // Plain script (no imports, no desk): the desk bundle includes it and the static browser
 // test loads the very same file. Everything is built with DOM APIs and textContent; no
-// string from a response is ever parsed as HTML, and only same-site /app/ links are made.
+// string from a response is ever parsed as HTML, and only same-site desk links are made.
 (function (root) {
 	"use strict";
 
@@ -29,12 +29,25 @@
 		return String(text).replace(/\{(\d+)\}/g, (_, i) => (args || [])[i]);
 	};
 
+	// The desk's own prefix for records: /app on Frappe 15, /desk on 16 (where /app answers with a
+	// redirect that reloads the whole page). Asked of the desk's router, so links stay in the desk.
+	function desk_prefix() {
+		const router = root.frappe && root.frappe.router;
+		if (router && typeof router.make_url === "function") {
+			const made = String(router.make_url(["x"]) || "");
+			const match = made.match(/^\/([a-z]+)\/x$/);
+			if (match) return "/" + match[1];
+		}
+		return "/app";
+	}
+
 	// A path is used as a link only when it stays inside the desk: no javascript:, no other hosts.
+	// Record paths come from the server as /app/... or /desk/...; they are drawn with this desk's prefix.
 	function safe_path(path) {
 		if (typeof path !== "string") return null;
-		return /^\/app\/[A-Za-z0-9\-_%./ ]*$/.test(path) && !path.includes("//") && !path.includes("..")
-			? path
-			: null;
+		const match = path.match(/^\/(?:app|desk)(\/[A-Za-z0-9\-_%./ ]*)$/);
+		if (!match || path.includes("//") || path.includes("..")) return null;
+		return desk_prefix() + match[1];
 	}
 
 	function slug(doctype) {
