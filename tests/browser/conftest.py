@@ -98,7 +98,8 @@ def browser():
 
 @pytest.fixture
 def page(browser, static_url):
-	context = browser.new_context(viewport={"width": 1366, "height": 800})
+	# A browser in another time zone than the sites the tests play (times must follow the site).
+	context = browser.new_context(viewport={"width": 1366, "height": 800}, timezone_id="Asia/Tokyo")
 	page = context.new_page()
 	errors: list[str] = []
 	page.on("pageerror", lambda exc: errors.append(str(exc)))

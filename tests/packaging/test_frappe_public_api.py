@@ -58,7 +58,9 @@ def private_uses(tree: ast.AST) -> list[str]:
 
 
 def test_no_private_name_of_frappe_or_rq_is_used_outside_the_version_adapter():
-	problems = {rel: uses for rel, tree in _product_files() if rel != ADAPTER and (uses := private_uses(tree))}
+	problems = {
+		rel: uses for rel, tree in _product_files() if rel != ADAPTER and (uses := private_uses(tree))
+	}
 	assert not problems, f"private frappe/RQ names used (move them into {ADAPTER} or drop them): {problems}"
 
 
