@@ -848,9 +848,7 @@ def export_result(result_id: str, file_format: str = "csv") -> None:
 def _report_meta(user: str) -> dict:
 	"""What the analysis PDF prints about the site: letter head, company, currency, who and when,
 	and frappe's own number formatting (the same figures as the chat shows)."""
-	company = frappe.defaults.get_user_default("Company", user) or frappe.defaults.get_global_default(
-		"company"
-	)
+	company = frappe_session.default_company(user)
 	currency = (
 		frappe.get_cached_value("Company", company, "default_currency") if company else None
 	) or frappe.defaults.get_global_default("currency")
