@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from noviz_agent.connectors import model as canonical
+from noviz_agent.connectors import model as canonical_model
 from noviz_agent.connectors.model import RELEASES, STANDARD_FIELDS
 
 
@@ -40,7 +40,7 @@ _current: dict = {}
 
 
 def load_model():
-	return canonical.load_model(_current["release"])
+	return canonical_model.load_model(_current["release"])
 
 
 @cache
