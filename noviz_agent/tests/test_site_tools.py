@@ -70,7 +70,9 @@ class TestAnalytics(SiteToolsCase):
 		session = session_for(ADMIN)
 		# Analyses read one company: the person's default.
 		filters = {"docstatus": 1, "posting_date": [">=", start], "company": session.person.company}
-		totals = frappe.get_list("Sales Invoice", pluck="base_net_total", filters=filters, limit_page_length=0)
+		totals = frappe.get_list(
+			"Sales Invoice", pluck="base_net_total", filters=filters, limit_page_length=0
+		)
 		expected = frappe._dict(t=sum(totals), n=len(totals))
 		self.assertGreater(expected.n, 0, "no submitted sales invoices in the period: seed the site")
 		if max_lines is not None:
