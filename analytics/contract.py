@@ -249,16 +249,19 @@ DATASETS: dict[str, Dataset] = {
 		Dataset(
 			"budget",
 			"Budget",
-			"One row per submitted budget line: a fiscal year's amount for one account and cost center or project.",
+			"One row per submitted budget line: an amount for one account and cost center or project, for a "
+			"fiscal year (ERPNext 15) or for the dates start to end, spread evenly over their months (ERPNext 16).",
 			_cols(
 				("id", TEXT, "budget line identifier"),
 				("document", TEXT, "budget"),
-				("fiscal_year", TEXT, "fiscal year"),
+				("fiscal_year", TEXT, "fiscal year (the first one, for a budget over several)"),
 				("budget_against", TEXT, "Cost Center or Project"),
 				("account", TEXT, "account"),
 				("cost_center", TEXT, "cost center"),
 				("project", TEXT, "project"),
-				("amount", NUMBER, "budgeted amount for the fiscal year"),
+				("amount", NUMBER, "budgeted amount of the line"),
+				("start", DATE, "first day the line's amount covers (empty: the whole fiscal year)"),
+				("end", DATE, "last day the line's amount covers"),
 			),
 			measure="amount",
 			dimensions=("account", "cost_center", "project"),

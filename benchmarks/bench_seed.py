@@ -283,8 +283,26 @@ def cancel_unpriced(counts: Counts) -> None:
 	frappe.db.commit()
 
 
+def seeded_company(named: str | None = None) -> str:
+	"""The company the trading goes into: the one named, else the default company ERPNext presets
+	for the evaluation's people (the agent's own `default_company`), so their questions read it."""
+	from noviz_agent.edge.frappe_session import default_company
+	from noviz_agent.evaluation.seed import PERSONAS
+
+	company = named or default_company(PERSONAS["accounts"].user)
+	if not company or not frappe.db.exists("Company", company):
+		raise SystemExit(f"No company {company!r} on this site: name one with --company.")
+	return company
+
+
 def seed(
-	months: int, customers: int, seed_value: int, base: float, second: bool = True, first: bool = True
+	months: int,
+	customers: int,
+	seed_value: int,
+	base: float,
+	second: bool = True,
+	first: bool = True,
+	company: str | None = None,
 ) -> Counts:
 	counts = Counts()
 	rng = random.Random(seed_value)
@@ -296,7 +314,8 @@ def seed(
 
 		bench_seed_second_company.seed(random.Random(seed_value + 1), starts, today, counts)
 		return counts
-	company = frappe.defaults.get_global_default("company")
+	company = seeded_company(company)
+	print(f"Seeding {company} (the default company ERPNext presets for the evaluation's people)", flush=True)
 	ensure_fiscal_years(starts[0], today, counts)
 	names = ensure_masters(rng, customers, getdate(add_days(starts[0], -1)), counts)
 	frappe.db.commit()
@@ -357,6 +376,7 @@ def main() -> None:
 	parser.add_argument(
 		"--second-company-only", action="store_true", help="seed only the company keeping its books in euros"
 	)
+	parser.add_argument("--company", help="the company to trade in (default: the people's default company)")
 	args = parser.parse_args()
 	frappe.init(site=args.site, sites_path=".")
 	frappe.connect()
@@ -370,6 +390,7 @@ def main() -> None:
 			args.invoices_per_month,
 			not args.no_second_company,
 			not args.second_company_only,
+			args.company,
 		)
 		frappe.db.commit()
 	finally:

@@ -254,32 +254,59 @@ def make(row: dict) -> tuple[str, str, bool] | None:
 
 
 def ensure_budget(year: str, counts) -> None:
-	"""This year's budget for rent at Main and marketing at the sales cost center."""
+	"""This year's budget for rent at Main and marketing at the sales cost center, above what the seed
+	spends by then (ERPNext 16 refuses a new budget already exceeded).
+
+	ERPNext 15 keeps one fiscal year and a table of accounts per Budget; ERPNext 16 one account, a
+	range of fiscal years and the amount spread over periods: the Budget's own fields tell which."""
+	per_account = not frappe.get_meta("Budget").has_field("accounts")
 	for center, lines in (
-		("Main", [("Office Rent", 20000)]),
-		(SALES_COST_CENTER, [("Marketing Expenses", 6000)]),
+		("Main", [("Office Rent", 30000)]),
+		(SALES_COST_CENTER, [("Marketing Expenses", 9000)]),
 	):
-		if frappe.db.exists(
-			"Budget",
-			{"cost_center": account(center), "fiscal_year": year, "docstatus": 1, "company": COMPANY},
-		):
-			continue
-		doc = frappe.get_doc(
-			{
-				"doctype": "Budget",
-				"budget_against": "Cost Center",
+		common = {
+			"doctype": "Budget",
+			"budget_against": "Cost Center",
+			"cost_center": account(center),
+			"company": COMPANY,
+			"applicable_on_booking_actual_expenses": 1,
+			"action_if_annual_budget_exceeded": "Warn",
+			"action_if_accumulated_monthly_budget_exceeded": "Ignore",
+		}
+		if per_account:
+			docs = [
+				{
+					**common,
+					"account": account(a),
+					"budget_amount": amount,
+					"from_fiscal_year": year,
+					"to_fiscal_year": year,
+					"distribution_frequency": "Monthly",
+				}
+				for a, amount in lines
+			]
+			found = {
 				"cost_center": account(center),
+				"from_fiscal_year": year,
+				"docstatus": 1,
 				"company": COMPANY,
-				"fiscal_year": year,
-				"applicable_on_booking_actual_expenses": 1,
-				"action_if_annual_budget_exceeded": "Warn",
-				"action_if_accumulated_monthly_budget_exceeded": "Ignore",
-				"accounts": [{"account": account(a), "budget_amount": amount} for a, amount in lines],
 			}
-		)
-		doc.insert()
-		doc.submit()
-		counts.add("Budget")
+		else:
+			docs = [
+				{
+					**common,
+					"fiscal_year": year,
+					"accounts": [{"account": account(a), "budget_amount": amount} for a, amount in lines],
+				}
+			]
+			found = {"cost_center": account(center), "fiscal_year": year, "docstatus": 1, "company": COMPANY}
+		if frappe.db.exists("Budget", found):
+			continue
+		for values in docs:
+			doc = frappe.get_doc(values)
+			doc.insert()
+			doc.submit()
+			counts.add("Budget")
 
 
 def close_year(year_start: dt.date, counts) -> None:

@@ -592,13 +592,6 @@ def report(args, results: list[dict], elapsed: float, peaks: dict, killed: str |
 			[r["answer_ms"] - r["figures"].get("total_ms", 0) for r in answered if r.get("figures")],
 		)
 	)
-	print(
-		line(
-			"database queries per turn (job)",
-			[float(f["queries"]) for f in figures if "queries" in f],
-			unit="q",
-		)
-	)
 	modes = sorted({f.get("worker_mode", "fork (not recorded)") for f in figures})
 	print(f"worker mode of the turns: {', '.join(modes) or 'unknown'}")
 	warm = [f for f in figures if "preloaded" in f]

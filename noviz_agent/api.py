@@ -14,7 +14,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import records, validation
-from noviz_agent.edge import frappe_governance, frappe_session, frappe_sops, frappe_templates, frappe_turns
+from noviz_agent.edge import frappe_governance, frappe_session, frappe_sops, frappe_turns
 from noviz_agent.engine import gateway, responses, turn_state
 from noviz_agent.engine.llm import OpenAICompatibleProvider
 from noviz_agent.engine.selection import make_model_picker
@@ -38,6 +38,12 @@ def _person() -> str:
 	if user == "Guest" or frappe.get_cached_value("User", user, "user_type") != "System User":
 		frappe.throw(_("Sign in to the desk to use the agent."), frappe.PermissionError)
 	return user
+
+
+def can_use_agent() -> bool:
+	"""add_to_apps_screen permission: the agent is shown to desk users, as the chat is."""
+	user = frappe.session.user
+	return user != "Guest" and frappe.get_cached_value("User", user, "user_type") == "System User"
 
 
 def _checked(check, *args):
@@ -83,7 +89,6 @@ def _record(
 	name is chosen beforehand), and the links, made here in this transaction, are not read back.
 	"""
 	conversation_name = conversation.name if conversation else new_name
-	frappe_templates.seed()
 	log = frappe.get_doc(
 		{
 			"doctype": LOG,
@@ -145,7 +150,6 @@ def _record(
 			}
 		)
 		conversation = None
-	frappe_templates.learn()
 	return conversation, log
 
 
@@ -844,9 +848,7 @@ def export_result(result_id: str, file_format: str = "csv") -> None:
 def _report_meta(user: str) -> dict:
 	"""What the analysis PDF prints about the site: letter head, company, currency, who and when,
 	and frappe's own number formatting (the same figures as the chat shows)."""
-	company = frappe.defaults.get_user_default("Company", user) or frappe.defaults.get_global_default(
-		"company"
-	)
+	company = frappe_session.default_company(user)
 	currency = (
 		frappe.get_cached_value("Company", company, "default_currency") if company else None
 	) or frappe.defaults.get_global_default("currency")

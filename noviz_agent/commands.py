@@ -139,7 +139,9 @@ def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 				return provider
 
 		runner = frappe_evaluation.site_runner(values, people, provider_for)
-		report = evaluate(questions, frappe_evaluation.SiteFacts(), runner, provider=name, echo=click.echo)
+		report = evaluate(
+			questions, frappe_evaluation.facts_for(people), runner, provider=name, echo=click.echo
+		)
 	except EvaluationError as exc:
 		raise click.ClickException(str(exc)) from None
 	except frappe_session.NotConfigured as exc:

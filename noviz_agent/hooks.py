@@ -6,6 +6,18 @@ app_email = "dev@noviz.invalid"
 app_license = "mit"
 required_apps = ["erpnext"]
 
+# The full-page chat on the apps screen (Frappe 15 and 16). On 16 /app answers with a redirect
+# to /desk, which the apps screen follows like any other link.
+add_to_apps_screen = [
+	{
+		"name": app_name,
+		"logo": "/assets/noviz_agent/images/noviz-agent-logo.svg",
+		"title": app_title,
+		"route": "/app/noviz-agent",
+		"has_permission": "noviz_agent.api.can_use_agent",
+	}
+]
+
 # The chat drawer on every desk page; the bundle is tiny and lazy-loads the chat itself.
 app_include_js = "noviz_agent.bundle.js"
 app_include_css = "noviz_agent.bundle.css"

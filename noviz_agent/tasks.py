@@ -55,21 +55,9 @@ def run_analysis(
 def run_turn(turn: str, attempt: int = 1) -> dict | None:
 	"""A background turn (see api.send): run as its owner, answer and progress published to them."""
 	from noviz_agent import api
-	from noviz_agent.edge import frappe_recall, frappe_turns
+	from noviz_agent.edge import frappe_turns
 
-	_quietly(frappe_recall.prefetch)
-	try:
-		return frappe_turns.run(turn, attempt, api.answer_queued)
-	finally:
-		_quietly(frappe_recall.learn)
-
-
-def _quietly(step) -> None:
-	"""A speed-up that must never cost a turn: a failure is logged and the turn goes on."""
-	try:
-		step()
-	except Exception:
-		frappe.log_error(title=f"Noviz agent: {step.__name__} of a turn job failed")
+	return frappe_turns.run(turn, attempt, api.answer_queued)
 
 
 def _publish(user: str, payload: dict) -> dict:

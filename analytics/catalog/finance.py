@@ -101,6 +101,38 @@ def _budget_year(budget: pd.DataFrame, p: dict) -> str | None:
 	return None
 
 
+def _months(start, end) -> list:
+	"""The month starts ERPNext 16 spreads a budget line over: its first day, then a month later,
+	while still on or before its last day (Budget Variance's get_months_in_range)."""
+	months, current = [], pd.Timestamp(start)
+	while current <= pd.Timestamp(end):
+		months.append(current)
+		current = current + pd.DateOffset(months=1)
+	return months
+
+
+def _in_year(budget: pd.DataFrame, year: str | None, p: dict) -> pd.DataFrame:
+	"""The budget lines of one fiscal year with the amount they give it. A yearly line (ERPNext 15)
+	belongs to its fiscal year whole; a dated line (ERPNext 16) gives the year the share of its
+	months that fall inside the year's dates, its amount spread evenly over its months."""
+	dated = "start" in budget and budget["start"].notna().any()
+	if not dated:
+		if len(budget) and year and "fiscal_year" in budget:
+			return budget[budget["fiscal_year"].astype(str) == year]
+		return budget
+	start, end = p.get("start"), p.get("end")
+	if not (start and end):
+		return budget.iloc[0:0]
+	low, high = pd.Timestamp(start), pd.Timestamp(end)
+	shares = []
+	for row in budget.itertuples(index=False):
+		months = _months(row.start, row.end) if pd.notna(row.start) and pd.notna(row.end) else []
+		inside = sum(1 for m in months if low <= m <= high)
+		shares.append(inside / len(months) if months else 0.0)
+	kept = budget.assign(amount=budget["amount"].to_numpy(dtype=float) * np.array(shares, dtype=float))
+	return kept[np.array(shares) > 0]
+
+
 def expense_vs_budget(data: dict, p: dict) -> dict:
 	"""Budget and actual per cost center (or project) and account for one fiscal year, as ERPNext's
 	Budget Variance report computes them: actual is debit less credit on the budgeted account booked
@@ -108,8 +140,7 @@ def expense_vs_budget(data: dict, p: dict) -> dict:
 	gl, budget = data["gl"], data["budget"]
 	against = p.get("budget_against") or "cost_center"
 	year = _budget_year(budget, p)
-	if len(budget) and year and "fiscal_year" in budget:
-		budget = budget[budget["fiscal_year"].astype(str) == year]
+	budget = _in_year(budget, year, p)
 	if len(budget) and "budget_against" in budget:
 		kind = "Cost Center" if against == "cost_center" else "Project"
 		budget = budget[budget["budget_against"].astype(str) == kind]
@@ -271,7 +302,10 @@ ANALYSES = [
 			),
 		),
 		tags=("budget variance", "overspend"),
-		uses={"gl": ("project", "fiscal_year"), "budget": ("fiscal_year", "budget_against", "project")},
+		uses={
+			"gl": ("project", "fiscal_year"),
+			"budget": ("fiscal_year", "budget_against", "project", "start", "end"),
+		},
 	),
 	breakdown_row(
 		"finance.income_breakdown",

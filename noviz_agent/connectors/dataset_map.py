@@ -14,7 +14,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from noviz_agent.connectors.model import MapError, Model, load_model
+from noviz_agent.connectors.model import MapError, Model, for_release, load_model, register_cache
 
 DATASETS_DIR = Path(__file__).parent / "datasets"
 REDUCERS = ("first", "max", "sum", "ratio")
@@ -206,10 +206,13 @@ def load_dir(directory: Path, model: Model | None = None) -> dict[str, Source]:
 		for key, spec in raw["datasets"].items():
 			if key in sources:
 				raise MapError(f"{path.name} dataset '{key}': already bound in another file")
-			sources[key] = _source(model, key, spec, path.name)
+			spec = for_release(spec, model.release, f"{path.name} dataset '{key}'")
+			if spec is not None:
+				sources[key] = _source(model, key, spec, path.name)
 	return sources
 
 
+@register_cache
 @functools.lru_cache(maxsize=1)
 def load_sources() -> dict[str, Source]:
 	"""The bindings shipped with the app (read once per process)."""

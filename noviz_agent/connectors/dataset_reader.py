@@ -25,17 +25,42 @@ MAX_COMPANIES_LISTED = 200
 
 @dataclass(frozen=True)
 class Scope:
-	"""The companies one answer covers and their one currency."""
+	"""The companies one answer covers, their one currency, and the other companies the person can
+	read that it leaves out (so an answer limited to one company can say so)."""
 
 	companies: tuple[str, ...]
 	currency: str | None
+	others: tuple[str, ...] = ()
 
 	@property
 	def label(self) -> str:
 		return " + ".join(self.companies)
 
 	def describe(self) -> dict:
-		return {"company": self.label or None, "currency": self.currency}
+		out = {"company": self.label or None, "currency": self.currency}
+		if self.companies and self.others:
+			out["other_companies"] = list(self.others)
+			out["scope_note"] = (
+				f"Only {self.label}; you can also read {', '.join(self.others)}, not included here."
+			)
+		return out
+
+
+@dataclass(frozen=True)
+class AllCompanies:
+	"""Documents of every company the person can read, as the desk's list shows them (no company
+	filter): counts and lists of records, never money added up across companies."""
+
+	companies: tuple[str, ...]
+
+	def describe(self) -> dict:
+		if len(self.companies) < 2:
+			return {"company": self.companies[0] if self.companies else None}
+		return {
+			"company": None,
+			"companies": list(self.companies),
+			"scope_note": f"Records of every company you can read: {', '.join(self.companies)}.",
+		}
 
 
 def source(dataset: str) -> Source:
@@ -96,18 +121,20 @@ def resolve_scope(session, company: str | None = None, combine: list[str] | None
 			f"These companies cannot be added together: {shown}, and amounts in different currencies "
 			"do not add up. Ask for one company at a time."
 		)
-	return Scope(tuple(names), next(iter(currencies)))
+	others = tuple(n for n in known if n not in names)
+	return Scope(tuple(names), next(iter(currencies)), others)
 
 
 def company_filters(
 	session, entity: str, filters, company: str | None = None, required: bool = True
-) -> tuple[list, Scope | None]:
-	"""An entity request's filters kept to one company when its DocType has a company field.
+) -> tuple[list, Scope | AllCompanies | None]:
+	"""An entity request's filters and the companies they cover, when its DocType has a company field.
 
-	Companies named in the filters are taken as asked (and must share a currency); otherwise the
-	`company` given or the person's default is added. Not `required` (finding records rather than
-	totalling them), a person with no default company and no single company is not scoped. The
-	filters come back as a list, in the shape they came in.
+	Companies named in the filters are taken as asked (and must share a currency), and so is the
+	`company` given. Otherwise a figure that adds money up (`required`) is kept to the person's
+	default company; records found or counted (not `required`) are those of every company the
+	person can read, as the desk's list shows them. The filters come back as a list, in the shape
+	they came in.
 	"""
 	from noviz_agent.connectors.model import load_model
 	from noviz_agent.connectors.translate import parse_filters
@@ -122,10 +149,8 @@ def company_filters(
 	if named:
 		values = [v for c in named for v in (c.value if isinstance(c.value, list | tuple) else [c.value])]
 		return listed, resolve_scope(session, None, [str(v) for v in values])
-	if not required and not company and not getattr(session.person, "company", None):
-		known = _companies(session)
-		if len(known) != 1:
-			return listed, None
+	if not required and not company:
+		return listed, AllCompanies(tuple(_companies(session)))
 	scope = resolve_scope(session, company)
 	if not scope.companies:
 		return listed, scope

@@ -21,8 +21,8 @@ from frappe.model.workflow import apply_workflow, get_transitions, get_workflow_
 from noviz_agent.connectors.base import PERMISSION_TYPES
 from noviz_agent.connectors.model import Entity, Model, load_model
 from noviz_agent.connectors.translate import (
-	aggregate_args,
-	count_args,
+	aggregate_query,
+	count_query,
 	doc_to_canonical,
 	list_args,
 	parse_js_filters,
@@ -31,6 +31,7 @@ from noviz_agent.connectors.translate import (
 	to_frappe_values,
 	to_report_filters,
 )
+from noviz_agent.edge.frappe_versions import AGGREGATE_SYNTAX
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
 
 REPORT_TYPES = ("Query Report", "Script Report")
@@ -157,20 +158,27 @@ class FrappeConnector:
 
 	def count(self, entity: str, filters=None) -> int:
 		ent = self._entity(entity)
+		query = count_query(ent, filters, AGGREGATE_SYNTAX)
 		with frappe_errors(f"counting {ent.doctype}"):
-			rows = frappe.get_list(**count_args(ent, filters))
-		return int(rows[0].get("count") or 0) if rows else 0
+			rows = frappe.get_list(**query.kwargs)
+		return query.finish(rows)
 
 	def aggregate(
 		self, entity, *, metrics, group_by=None, filters=None, order_by=None, limit=None
 	) -> list[dict]:
 		ent = self._entity(entity)
-		kwargs, keymap = aggregate_args(
-			ent, metrics=metrics, group_by=group_by, filters=filters, order_by=order_by, limit=limit
+		query = aggregate_query(
+			ent,
+			metrics=metrics,
+			group_by=group_by,
+			filters=filters,
+			order_by=order_by,
+			limit=limit,
+			syntax=AGGREGATE_SYNTAX,
 		)
 		with frappe_errors(f"totalling {ent.doctype}"):
-			rows = frappe.get_list(**kwargs)
-		return rows_to_canonical(rows, keymap)
+			rows = frappe.get_list(**query.kwargs)
+		return query.finish(rows)
 
 	def _doc(self, ent: Entity, name: str, ptype: str = "read"):
 		with frappe_errors(f"{ent.doctype} {name}"):

@@ -42,6 +42,12 @@ ACTION_PERMISSION = {
 	"cancel": "cancel",
 }
 ENTITIES_DIR = Path(__file__).parent / "entities"
+# ERPNext major releases the maps describe. A map names what holds on all of them; where a release
+# renamed, retyped or removed something, the entity or field carries "versions": {"16": {...}}
+# (an override of its keys; null removes the field in that release). Without a site the model
+# is read for DEFAULT_RELEASE; the frappe edge sets the running release (edge/frappe_versions.py).
+RELEASES = (15, 16)
+DEFAULT_RELEASE = 15
 
 KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 # Fields every DocType has; maps may name them without declaring them.
@@ -183,9 +189,10 @@ def doc_url(doctype: str, name: str) -> str:
 
 @dataclass(frozen=True)
 class Model:
-	"""All entities by key, in file order."""
+	"""All entities by key, in file order, as they hold in one ERPNext release."""
 
 	entities: dict[str, Entity]
+	release: int = DEFAULT_RELEASE
 
 	def entity(self, key: str) -> Entity:
 		try:
@@ -230,15 +237,50 @@ def _field(name: str, spec, where: str) -> Field:
 	)
 
 
-def _fields(raw, where: str) -> dict[str, Field]:
+def _versions(raw: dict, where: str) -> dict:
+	versions = raw.get("versions") or {}
+	if not isinstance(versions, dict) or any(k not in {str(r) for r in RELEASES} for k in versions):
+		raise MapError(
+			f"{where}: 'versions' must be an object keyed by ERPNext release ({', '.join(map(str, RELEASES))})"
+		)
+	for key, override in versions.items():
+		if override is not None and not isinstance(override, dict):
+			raise MapError(f"{where}: versions['{key}'] must be an object of overrides or null")
+	return versions
+
+
+def for_release(spec, release: int, where: str):
+	"""A map entry as it holds in one release: its own keys, then that release's overrides; None
+	when the release has no such thing."""
+	if not isinstance(spec, dict) or "versions" not in spec:
+		return spec
+	versions = _versions(spec, where)
+	base = {k: v for k, v in spec.items() if k != "versions"}
+	if str(release) not in versions:
+		return base
+	override = versions[str(release)]
+	if override is None:
+		return None
+	return {**base, **override}
+
+
+def _fields(raw, where: str, release: int = DEFAULT_RELEASE) -> dict[str, Field]:
 	if not isinstance(raw, dict) or not raw:
 		raise MapError(f"{where}: 'fields' must be a non-empty object of canonical name → DocType field")
 	fields = {}
 	for name, spec in raw.items():
 		if not KEY_PATTERN.match(name):
 			raise MapError(f"{where}: canonical field name '{name}' must be snake_case")
-		fields[name] = _field(name, spec, where)
+		spec = for_release(spec, release, f"{where} field '{name}'")
+		if spec is not None:
+			fields[name] = _field(name, spec, where)
 	return fields
+
+
+def _present(names, known, declared) -> list:
+	"""Names of a list (writable, list_fields, ...) without the fields the map declares but this
+	release does not have; any other unknown name stays, for the check to refuse."""
+	return [n for n in names or [] if n in known or n not in declared]
 
 
 def _check_names(names, known, what: str, where: str) -> tuple[str, ...]:
@@ -248,32 +290,53 @@ def _check_names(names, known, what: str, where: str) -> tuple[str, ...]:
 	return tuple(names)
 
 
-def _entity(raw: dict, module: str, where: str) -> Entity:
+def _entity(raw: dict, module: str, where: str, release: int = DEFAULT_RELEASE) -> Entity | None:
 	if not isinstance(raw, dict) or not raw.get("key"):
 		raise MapError(f"{where}: each entity needs a 'key'")
 	key = raw["key"]
 	where = f"{where} entity '{key}'"
+	raw = for_release(raw, release, where)
+	if raw is None:
+		return None
 	for required in ("doctype", "label", "description", "fields"):
 		if not raw.get(required):
 			raise MapError(f"{where}: missing '{required}'")
 	if not KEY_PATTERN.match(key):
 		raise MapError(f"{where}: key must be snake_case")
-	fields = _fields(raw["fields"], where)
+	fields = _fields(raw["fields"], where, release)
 	fields.setdefault("name", Field("name", "name", "Data", "ID"))
 	children = {}
 	for cname, craw in (raw.get("children") or {}).items():
 		cwhere = f"{where} child '{cname}'"
+		craw = for_release(craw, release, cwhere)
+		if craw is None:
+			continue
 		if not isinstance(craw, dict) or not craw.get("doctype"):
 			raise MapError(f"{cwhere}: needs 'doctype' and 'fields'")
-		cfields = _fields(craw.get("fields"), cwhere)
+		cfields = _fields(craw.get("fields"), cwhere, release)
 		children[cname] = Child(
 			name=cname,
 			doctype=craw["doctype"],
 			field=craw.get("field", cname),
 			label=craw.get("label", cname.title()),
 			fields=cfields,
-			writable=_check_names(craw.get("writable", []), cfields, "'writable'", cwhere),
+			writable=_check_names(
+				_present(craw.get("writable"), cfields, set(craw.get("fields") or ())),
+				cfields,
+				"'writable'",
+				cwhere,
+			),
 		)
+	known = set(fields) | set(children)
+	declared = set(raw["fields"]) | set(raw.get("children") or ())
+	raw = {
+		**raw,
+		**{
+			k: _present(raw.get(k), known, declared)
+			for k in ("writable", "required", "list_fields")
+			if raw.get(k) is not None
+		},
+	}
 	actions = tuple(raw.get("actions", ("list", "get", "count")))
 	bad = [a for a in actions if a not in ACTIONS]
 	if bad:
@@ -339,8 +402,9 @@ def _read_only_reason(raw: dict, actions: tuple[str, ...], where: str) -> str:
 	return reason
 
 
-def load_file(path: Path) -> list[Entity]:
-	"""Entities of one module file; MapError naming the file and entity on any fault."""
+def load_file(path: Path, release: int = DEFAULT_RELEASE) -> list[Entity]:
+	"""Entities of one module file as they hold in one ERPNext release; MapError naming the file
+	and entity on any fault."""
 	where = path.name
 	try:
 		raw = json.loads(path.read_text(encoding="utf-8"))
@@ -351,14 +415,15 @@ def load_file(path: Path) -> list[Entity]:
 		raise MapError(f"{where}: 'module' must be one of {', '.join(MODULES)}; got {module!r}")
 	if not isinstance(raw.get("entities"), list):
 		raise MapError(f"{where}: 'entities' must be a list")
-	return [_entity(item, module, f"{where} #{i}") for i, item in enumerate(raw["entities"])]
+	found = (_entity(item, module, f"{where} #{i}", release) for i, item in enumerate(raw["entities"]))
+	return [ent for ent in found if ent is not None]
 
 
-def load_dir(directory: Path, namespace: str | None = None) -> Model:
+def load_dir(directory: Path, namespace: str | None = None, release: int = DEFAULT_RELEASE) -> Model:
 	"""Every entity map in a folder; with a namespace (another system) keys become `system.key`."""
 	entities: dict[str, Entity] = {}
 	for path in sorted(directory.glob("*.json")):
-		for ent in load_file(path):
+		for ent in load_file(path, release):
 			if namespace:
 				ent = dataclasses.replace(ent, key=f"{namespace}.{ent.key}")
 			if ent.key in entities:
@@ -366,13 +431,50 @@ def load_dir(directory: Path, namespace: str | None = None) -> Model:
 					f"{path.name} entity '{ent.key}': key already defined in module {entities[ent.key].module}"
 				)
 			entities[ent.key] = ent
-	return Model(entities)
+	return Model(entities, release)
 
 
-@functools.lru_cache(maxsize=1)
-def load_model() -> Model:
-	"""The canonical model shipped with the app (read once per process)."""
-	return load_dir(ENTITIES_DIR)
+_release = DEFAULT_RELEASE
+
+
+def release() -> int:
+	"""The ERPNext release this process's model describes."""
+	return _release
+
+
+def use_release(major: int) -> None:
+	"""Read the maps for this ERPNext release from now on (the frappe edge calls it once per process
+	with the running release). Caches built for another release are dropped."""
+	global _release
+	if major not in RELEASES:
+		raise MapError(
+			f"ERPNext {major} is not a release the maps describe ({', '.join(map(str, RELEASES))})"
+		)
+	if major != _release:
+		_release = major
+		for cached in _RELEASE_CACHES:
+			cached.cache_clear()
+
+
+def load_model(release: int | None = None) -> Model:
+	"""The canonical model shipped with the app for an ERPNext release (default: this process's)."""
+	return _load_model(release or _release)
+
+
+@functools.lru_cache(maxsize=len(RELEASES))
+def _load_model(release: int) -> Model:
+	return load_dir(ENTITIES_DIR, release=release)
+
+
+# Caches of things built from the model (the tool registry, the dataset map, ...): `register_cache`
+# adds theirs so that a change of release rebuilds them too.
+_RELEASE_CACHES: list = [_load_model]
+
+
+def register_cache(cached):
+	"""Decorator for an lru_cache'd function whose result is built from the model."""
+	_RELEASE_CACHES.append(cached)
+	return cached
 
 
 def entity(key: str) -> Entity:

@@ -24,11 +24,12 @@ from urllib3.util.retry import Retry
 from noviz_agent.connectors.base import PERMISSION_TYPES
 from noviz_agent.connectors.model import Entity, Model, doc_url
 from noviz_agent.connectors.translate import (
-	aggregate_args,
-	count_args,
+	aggregate_query,
+	count_query,
 	doc_to_canonical,
 	list_args,
 	rows_to_canonical,
+	syntax_for,
 	to_frappe_values,
 )
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
@@ -87,6 +88,7 @@ class RestConnector:
 			api_key, api_secret, _retry(retries, backoff, WRITE_RETRY_STATUSES, WRITES)
 		)
 		self._installed: list[str] | None = None
+		self._aggregate_syntax: str | None = None
 
 	def _session(self, api_key: str, api_secret: str, retry: Retry) -> requests.Session:
 		session = requests.Session()
@@ -224,19 +226,40 @@ class RestConnector:
 			record["_link"] = f"{self.base_url}{doc_url(ent.doctype, record['name'])}"
 		return record
 
+	def _syntax(self) -> str:
+		"""How the other system's `get_list` takes aggregates: asked of its Frappe version once."""
+		if self._aggregate_syntax is None:
+			try:
+				versions = self._call(
+					"GET",
+					"/api/method/frappe.utils.change_log.get_versions",
+					what="reading versions",
+					read=True,
+				)
+			except (PermissionDenied, NotFound, ValidationFailed):
+				versions = {}
+			self._aggregate_syntax = syntax_for(((versions or {}).get("frappe") or {}).get("version"))
+		return self._aggregate_syntax
+
 	def count(self, entity: str, filters=None) -> int:
 		ent = self._entity(entity)
-		rows = self._get_list(count_args(ent, filters), f"counting {ent.label}")
-		return int((rows[0] or {}).get("count") or 0) if rows else 0
+		query = count_query(ent, filters, self._syntax())
+		return query.finish(self._get_list(query.kwargs, f"counting {ent.label}"))
 
 	def aggregate(
 		self, entity, *, metrics, group_by=None, filters=None, order_by=None, limit=None
 	) -> list[dict]:
 		ent = self._entity(entity)
-		kwargs, keymap = aggregate_args(
-			ent, metrics=metrics, group_by=group_by, filters=filters, order_by=order_by, limit=limit
+		query = aggregate_query(
+			ent,
+			metrics=metrics,
+			group_by=group_by,
+			filters=filters,
+			order_by=order_by,
+			limit=limit,
+			syntax=self._syntax(),
 		)
-		return rows_to_canonical(self._get_list(kwargs, f"adding up {ent.label}"), keymap)
+		return query.finish(self._get_list(query.kwargs, f"adding up {ent.label}"))
 
 	def get(self, entity: str, name: str) -> dict:
 		ent = self._entity(entity)

@@ -20,8 +20,15 @@ from noviz_agent.engine.errors import ToolError
 
 __all__ = [
 	"Condition",
+	"FIELD_OBJECTS",
+	"SQL_TEXT",
+	"AggregateQuery",
+	"CountQuery",
 	"aggregate_args",
+	"aggregate_query",
 	"count_args",
+	"count_query",
+	"syntax_for",
 	"doc_to_canonical",
 	"doc_url",
 	"like_pattern",
@@ -188,17 +195,156 @@ def list_args(
 	return kwargs, keymap
 
 
+# How `frappe.get_list` takes an aggregate in its fields. Frappe 15 reads SQL text
+# ("sum(`tabX`.`f`) as total"); Frappe 16 refuses functions written as text and takes objects
+# ({"SUM": "f", "as": "total"}), and has no object for COUNT(DISTINCT ...). The frappe edge says
+# which one the running framework takes (edge/frappe_versions.py); nothing here knows versions.
+SQL_TEXT = "sql_text"
+FIELD_OBJECTS = "field_objects"
+SYNTAXES = (SQL_TEXT, FIELD_OBJECTS)
+
+
+def syntax_for(frappe_version: str | None) -> str:
+	"""The aggregate syntax of a Frappe release from its version text ("15.101.1", "16.10.7");
+	SQL text when the version is unknown (the older form)."""
+	try:
+		major = int(str(frappe_version).split(".")[0])
+	except (TypeError, ValueError):
+		return SQL_TEXT
+	return FIELD_OBJECTS if major >= 16 else SQL_TEXT
+
+
+def _syntax(syntax: str) -> str:
+	if syntax not in SYNTAXES:
+		raise ValueError(f"unknown aggregate syntax {syntax!r}; use one of {SYNTAXES}")
+	return syntax
+
+
+def _joins_children(entity: Entity, conditions: list[list]) -> bool:
+	return any(c[0] != entity.doctype for c in conditions)
+
+
+@dataclass(frozen=True)
+class CountQuery:
+	"""A permission-checked count: the `get_list` arguments and how to read the answer.
+
+	A filter on a child table joins its rows, so a document matches once per matching line and is
+	counted once (COUNT(DISTINCT name)). Where the framework has no distinct count, the names of the
+	matching documents are read (distinct) and counted."""
+
+	kwargs: dict
+	by_names: bool = False
+
+	def finish(self, rows: list) -> int:
+		if self.by_names:
+			return len({r.get("name") if isinstance(r, dict) else r for r in rows})
+		if not rows:
+			return 0
+		row = rows[0]
+		value = row.get("count") if isinstance(row, dict) else row[0]
+		return int(value or 0)
+
+
+def count_query(entity: Entity, filters=None, syntax: str = SQL_TEXT) -> CountQuery:
+	conditions = to_frappe_filters(entity, filters)
+	kwargs = {"doctype": entity.doctype, "filters": conditions, "limit_page_length": 0}
+	if _syntax(syntax) == SQL_TEXT:
+		kwargs["fields"] = [f"count(distinct {_column(entity.doctype, 'name')}) as count"]
+		return CountQuery(kwargs)
+	if _joins_children(entity, conditions):
+		name = _column(entity.doctype, "name")
+		return CountQuery(
+			{**kwargs, "fields": [name], "distinct": True, "order_by": f"{name} asc"}, by_names=True
+		)
+	# Without a join every row is one document: COUNT(*) is the distinct count.
+	return CountQuery({**kwargs, "fields": [{"COUNT": "*", "as": "count"}], "order_by": "count desc"})
+
+
 def count_args(entity: Entity, filters=None) -> dict:
-	"""Arguments for a permission-checked count; distinct because child filters join child rows."""
-	return {
-		"doctype": entity.doctype,
-		"fields": [f"count(distinct {_column(entity.doctype, 'name')}) as count"],
-		"filters": to_frappe_filters(entity, filters),
-		"limit_page_length": 0,
-	}
+	"""Arguments for a permission-checked count in SQL text (Frappe 15); see `count_query`."""
+	return count_query(entity, filters).kwargs
 
 
-def aggregate_args(
+@dataclass(frozen=True)
+class _Metric:
+	fn: str
+	column: str  # the table-qualified column, or "" for a count of documents
+	alias: str
+	child: bool  # the column is a child table's
+
+
+@dataclass(frozen=True)
+class AggregateQuery:
+	"""Group-by totals as `frappe.get_list` arguments, and how to read its rows back.
+
+	Where the framework cannot count distinct documents over a join with their lines (Frappe 16),
+	the query groups by the asked columns *and* the document, and `finish` adds those rows up per
+	group: the document count is the number of documents, sums and line counts add, minimum and
+	maximum are taken again, and an average is its sum over its count; then sorted and cut as asked."""
+
+	kwargs: dict
+	keymap: dict[str, str]
+	regroup: tuple[_Metric, ...] = ()
+	group_keys: tuple[str, ...] = ()
+	order: tuple[tuple[str, bool], ...] = ()
+	limit: int = 0
+
+	def finish(self, rows: list[dict]) -> list[dict]:
+		if not self.regroup:
+			return rows_to_canonical(rows, self.keymap)
+		groups: dict[tuple, dict] = {}
+		for row in rows:
+			key = tuple(row.get(k) for k in self.group_keys)
+			acc = groups.setdefault(key, {k: row.get(k) for k in self.group_keys} | {"__docs": 0})
+			acc["__docs"] += 1
+			for m in self.regroup:
+				if not m.column:
+					continue
+				if m.fn == "avg":
+					_add(acc, f"{m.alias}__sum", row.get(f"{m.alias}__sum"))
+					_add(acc, f"{m.alias}__count", row.get(f"{m.alias}__count"))
+				elif m.fn in ("sum", "count"):
+					_add(acc, m.alias, row.get(m.alias))
+				else:
+					value = row.get(m.alias)
+					if value is not None and (acc.get(m.alias) is None or _better(m.fn, value, acc[m.alias])):
+						acc[m.alias] = value
+		out = []
+		for acc in groups.values():
+			row = {k: acc[k] for k in self.group_keys}
+			for m in self.regroup:
+				if not m.column:
+					row[m.alias] = acc["__docs"]
+				elif m.fn == "avg":
+					count = acc.get(f"{m.alias}__count") or 0
+					row[m.alias] = (acc.get(f"{m.alias}__sum") or 0) / count if count else None
+				else:
+					row[m.alias] = acc.get(m.alias)
+			out.append(row)
+		for key, descending in reversed(self.order):
+			present = sorted(
+				(r for r in out if r.get(key) is not None), key=lambda r, k=key: r[k], reverse=descending
+			)
+			out = present + [r for r in out if r.get(key) is None]
+		if self.limit:
+			out = out[: self.limit]
+		return rows_to_canonical(out, self.keymap)
+
+
+def _add(acc: dict, key: str, value) -> None:
+	if value is not None:
+		acc[key] = (acc.get(key) or 0) + value
+
+
+def _better(fn: str, value, current) -> bool:
+	return value < current if fn == "min" else value > current
+
+
+def _field_object(fn: str, column: str, alias: str) -> dict:
+	return {"COUNT" if fn == "count" else fn.upper(): column or "*", "as": alias}
+
+
+def aggregate_query(
 	entity: Entity,
 	*,
 	metrics: list[dict],
@@ -206,13 +352,16 @@ def aggregate_args(
 	filters=None,
 	order_by: str | None = None,
 	limit: int | None = None,
-) -> tuple[dict, dict[str, str]]:
+	syntax: str = SQL_TEXT,
+) -> AggregateQuery:
 	"""get_list arguments for group-by totals: only sum/count/avg/min/max over mapped fields."""
+	_syntax(syntax)
 	if not metrics:
 		raise ToolError('Give at least one metric, e.g. {"fn": "sum", "field": "total", "as": "total"}')
-	fields: list[str] = []
+	group_fields: list[str] = []
 	keymap: dict[str, str] = {}
 	group_columns: list[str] = []
+	group_keys: list[str] = []
 	tables: set[str] = set()
 	for name in group_by or []:
 		child, field = entity.resolve(name)
@@ -220,10 +369,11 @@ def aggregate_args(
 		tables.add(doctype)
 		key = f"{child.name}__{field.name}" if child else field.field
 		column = _column(doctype, field.field)
-		fields.append(f"{column} as {key}" if child else column)
+		group_fields.append(f"{column} as {key}" if child else column)
 		group_columns.append(column)
+		group_keys.append(key)
 		keymap[key] = name
-	aliases: list[str] = []
+	parsed: list[_Metric] = []
 	for metric in metrics:
 		if not isinstance(metric, dict):
 			raise ToolError(f"Each metric is an object with fn, field and as; got {metric!r}")
@@ -235,42 +385,118 @@ def aggregate_args(
 		name = metric.get("field")
 		if name is None and fn != "count":
 			raise ToolError(f"'{fn}' needs a field to work on")
+		alias = metric.get("as") or (f"{fn}_{name}".replace(".", "_") if name else fn)
+		if not ALIAS_PATTERN.match(alias) or alias in RESERVED_ALIASES or alias in keymap.values():
+			raise ToolError(f"Metric alias {alias!r} must be a new snake_case name such as 'total_amount'")
 		if name is None or name == "name":
-			column = f"distinct {_column(entity.doctype, 'name')}"
+			parsed.append(_Metric(fn, "", alias, False))
 		else:
 			child, field = entity.resolve(name)
 			doctype = child.doctype if child else entity.doctype
 			tables.add(doctype)
-			column = _column(doctype, field.field)
-			if fn in ("min", "max"):
-				# Frappe 15's get_list reads the text before a field's first "." as a table unless the
-				# field uses sum(, count( or avg(: "max(`tabSales Invoice`" is then "not found". The bare
-				# column avoids that; the database resolves it (and says so if two joined tables share it).
-				column = f"`{field.field}`"
-		alias = metric.get("as") or (f"{fn}_{name}".replace(".", "_") if name else fn)
-		if not ALIAS_PATTERN.match(alias) or alias in RESERVED_ALIASES or alias in keymap.values():
-			raise ToolError(f"Metric alias {alias!r} must be a new snake_case name such as 'total_amount'")
-		fields.append(f"{fn}({column}) as {alias}")
+			parsed.append(_Metric(fn, _column(doctype, field.field), alias, child is not None))
 		keymap[alias] = alias
-		aliases.append(alias)
 	conditions = to_frappe_filters(entity, filters)
 	_refuse_fan_out(entity, metrics, tables | {c[0] for c in conditions})
 	for doctype in sorted(tables - {entity.doctype} - {c[0] for c in conditions}):
 		# Functions in fields do not make frappe join a child table; a filter on it does.
 		conditions.append([doctype, "name", "is", "set"])
+	aliases = tuple(m.alias for m in parsed)
+	order = to_frappe_order_by(entity, order_by, aliases + tuple(group_by or ())) if order_by else None
+	if order is None and aliases and group_columns:
+		order = f"{aliases[0]} desc"
+	page = _page(limit, 0)[0] if limit else 0
+	joined = _joins_children(entity, conditions)
+	if syntax == FIELD_OBJECTS and joined and any(not m.column for m in parsed):
+		sort_keys = {v: k for k, v in keymap.items()} | dict(zip(group_columns, group_keys, strict=True))
+		return _regrouped(
+			entity,
+			parsed,
+			group_fields,
+			group_columns,
+			group_keys,
+			keymap,
+			conditions,
+			order,
+			page,
+			sort_keys,
+		)
+	fields = list(group_fields)
+	for m in parsed:
+		if syntax == SQL_TEXT:
+			column = m.column or f"distinct {_column(entity.doctype, 'name')}"
+			if m.fn in ("min", "max") and m.column:
+				# Frappe 15's get_list reads the text before a field's first "." as a table unless the
+				# field uses sum(, count( or avg(: "max(`tabSales Invoice`" is then "not found". The bare
+				# column avoids that; the database resolves it (and says so if two joined tables share it).
+				column = "`" + m.column.rsplit("`.`", 1)[1]
+			fields.append(f"{m.fn}({column}) as {m.alias}")
+		else:
+			# Without a join with lines, every row is one document: COUNT(*) counts documents.
+			fields.append(_field_object(m.fn, _object_column(entity, m), m.alias))
 	kwargs = {
 		"doctype": entity.doctype,
 		"fields": fields,
 		"filters": conditions,
 		"group_by": ", ".join(group_columns) or None,
-		"order_by": to_frappe_order_by(entity, order_by, tuple(aliases) + tuple(group_by or ()))
-		if order_by
-		else None,
-		"limit_page_length": _page(limit, 0)[0] if limit else 0,
+		"order_by": order,
+		"limit_page_length": page,
 	}
-	if kwargs["order_by"] is None and aliases and group_columns:
-		kwargs["order_by"] = f"{aliases[0]} desc"
-	return kwargs, keymap
+	return AggregateQuery(kwargs, keymap)
+
+
+def _object_column(entity: Entity, m: _Metric) -> str:
+	"""A column as Frappe 16's field objects name it: the entity's own field bare, a child's qualified."""
+	if not m.column:
+		return "*"
+	return m.column if m.child else m.column.rsplit("`.`", 1)[1].rstrip("`")
+
+
+def _regrouped(
+	entity, parsed, group_fields, group_columns, group_keys, keymap, conditions, order, page, sort_keys
+) -> AggregateQuery:
+	"""Group by the asked columns and the document; `AggregateQuery.finish` adds the rows up."""
+	name = _column(entity.doctype, "name")
+	fields = [*group_fields, f"{name} as document__name"]
+	for m in parsed:
+		if not m.column:
+			continue
+		column = _object_column(entity, m)
+		if m.fn == "avg":
+			fields.append(_field_object("sum", column, f"{m.alias}__sum"))
+			fields.append(_field_object("count", column, f"{m.alias}__count"))
+		else:
+			fields.append(_field_object(m.fn, column, m.alias))
+	kwargs = {
+		"doctype": entity.doctype,
+		"fields": fields,
+		"filters": conditions,
+		"group_by": ", ".join([*group_columns, name]),
+		"order_by": f"{name} asc",
+		"limit_page_length": 0,
+	}
+	sort = []
+	for clause in (order or "").split(","):
+		column, _, direction = clause.strip().rpartition(" ")
+		if column:
+			sort.append((sort_keys.get(column, column), direction.lower() == "desc"))
+	return AggregateQuery(kwargs, keymap, tuple(parsed), tuple(group_keys), tuple(sort), page)
+
+
+def aggregate_args(
+	entity: Entity,
+	*,
+	metrics: list[dict],
+	group_by: list[str] | None = None,
+	filters=None,
+	order_by: str | None = None,
+	limit: int | None = None,
+) -> tuple[dict, dict[str, str]]:
+	"""get_list arguments for group-by totals in SQL text (Frappe 15); see `aggregate_query`."""
+	query = aggregate_query(
+		entity, metrics=metrics, group_by=group_by, filters=filters, order_by=order_by, limit=limit
+	)
+	return query.kwargs, query.keymap
 
 
 def _refuse_fan_out(entity: Entity, metrics: list[dict], tables: set[str]) -> None:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from noviz_agent import validation
 from noviz_agent.edge import frappe_knowledge, frappe_session
+from noviz_agent.edge.frappe_versions import form_path
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,9 @@ class Check:
 def check_settings(values: dict) -> list[Check]:
 	problems = validation.settings_problems(values)
 	if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
-		problems.insert(0, "Provider base URL and reasoning model must be set (/app/agent-settings).")
+		problems.insert(
+			0, f"Provider base URL and reasoning model must be set ({form_path('Agent Settings')})."
+		)
 	if problems:
 		return [Check("settings", "fail", problem) for problem in problems]
 	key = "set" if values.get("api_key") else "not set (fine for local servers that need none)"

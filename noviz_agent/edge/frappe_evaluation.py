@@ -15,6 +15,7 @@ from collections import defaultdict
 import frappe
 
 from noviz_agent.connectors.model import load_model
+from noviz_agent.edge.frappe_session import default_company
 from noviz_agent.engine.errors import NotFound
 from noviz_agent.evaluation.harness import EvaluationError, TurnRecord
 
@@ -24,11 +25,13 @@ STANDARD = {"name", "docstatus", "owner", "creation", "modified", "parent", "idx
 class SiteFacts:
 	"""Canonical rows of one entity read from the site as the Administrator (for expectations only)."""
 
-	def __init__(self, company: str | None = None):
+	def __init__(self, company: str | None = None, person: str | None = None):
 		self.model = load_model()
 		self._cache: dict[str, list[dict]] = {}
-		# Figures are one company's, as the agent answers them: the site's default company.
-		self.company = company or frappe.db.get_single_value("Global Defaults", "default_company")
+		# Amounts are one company's, as the agent adds them up: the default company ERPNext presets for
+		# the person the evaluation runs as (the same function the turns use); counts and lists cover
+		# every company, as the desk's lists do (evaluation.expected).
+		self.company = company or default_company(person or frappe.session.user)
 
 	def rows(self, entity: str) -> list[dict]:
 		if entity not in self._cache:
@@ -40,8 +43,7 @@ class SiteFacts:
 		if not frappe.db.exists("DocType", ent.doctype):
 			return []
 		fields = _present(ent.doctype, {name: f.field for name, f in ent.fields.items()})
-		scoped = {"company": self.company} if self.company and "company" in ent.fields else {}
-		rows = frappe.get_list(ent.doctype, fields=list(fields.values()), filters=scoped, limit_page_length=0)
+		rows = frappe.get_list(ent.doctype, fields=list(fields.values()), limit_page_length=0)
 		out = {row.name: {name: row.get(docfield) for name, docfield in fields.items()} for row in rows}
 		for row in out.values():
 			row["name"] = row.get("name") or ""
@@ -120,3 +122,15 @@ def _doctype_of(tool: str) -> str | None:
 		return load_model().entity(key).doctype
 	except NotFound:
 		return None
+
+
+def facts_for(people: dict[str, str]) -> SiteFacts:
+	"""The expectations of an evaluation run as these people: their default company must be one."""
+	companies = {who: default_company(email) for who, email in people.items()}
+	if len(set(companies.values())) > 1:
+		shown = ", ".join(f"{who} ({people[who]}): {c}" for who, c in companies.items())
+		raise EvaluationError(
+			f"The people evaluated have different default companies ({shown}); give them one "
+			"(their User default, or the site's) so their figures can be expected alike."
+		)
+	return SiteFacts(company=next(iter(companies.values()), None))

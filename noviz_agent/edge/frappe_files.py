@@ -12,6 +12,7 @@ import frappe
 from frappe import _
 
 from noviz_agent.edge import frappe_session
+from noviz_agent.edge.frappe_versions import form_path
 from noviz_agent.intake import files, vision
 from noviz_agent.intake.files import IntakeError, Limits
 
@@ -168,7 +169,7 @@ class FrappeIntake:
 			raise ValidationFailed(frappe.utils.strip_html(str(exc))) from None
 		return {
 			"name": doc.name,
-			"_link": f"/app/{frappe.scrub(doc.doctype).replace('_', '-')}/{doc.name}",
+			"_link": form_path(doc.doctype, doc.name),
 			"new_records": created,
 		}
 

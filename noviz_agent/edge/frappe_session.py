@@ -16,6 +16,7 @@ from typing import Any
 import frappe
 
 from noviz_agent import validation
+from noviz_agent.edge.frappe_versions import form_path
 from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings, SettingsError
 from noviz_agent.engine.session import Limits, Person, Session
 
@@ -79,7 +80,7 @@ def make_provider(values: dict):
 	if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
 		raise NotConfigured(
 			"The agent is not set up on this site yet. Ask your administrator to configure it.",
-			"Set the provider base URL and reasoning model in Agent Settings (/app/agent-settings).",
+			f"Set the provider base URL and reasoning model in Agent Settings ({form_path('Agent Settings')}).",
 		)
 	try:
 		settings = provider_settings(values)
@@ -145,12 +146,20 @@ class RedisStore:
 		return None if raw is None else json.loads(raw)
 
 
+def default_company(user: str) -> str | None:
+	"""The company a figure is for when the person names none: the one ERPNext's own forms preset
+	for them (their User default or the single company User Permissions allow, then the site's
+	default), else the company of Global Defaults. Turns, the analysis PDF, the evaluation's expected
+	figures and the seeding scripts all take it from here."""
+	return frappe.defaults.get_user_default("Company", user=user) or frappe.db.get_single_value(
+		"Global Defaults", "default_company"
+	)
+
+
 def person_for(user: str) -> Person:
 	"""The Person the turn runs as, from the User record and the site's roles."""
 	full_name = frappe.utils.get_fullname(user)
-	company = frappe.defaults.get_user_default("Company", user=user) or frappe.defaults.get_global_default(
-		"company"
-	)
+	company = default_company(user)
 	language = frappe.get_cached_value("User", user, "language") or frappe.local.lang or "en"
 	return Person(
 		user=user,

@@ -329,23 +329,6 @@ def heartbeat(turn: str):
 		cache.delete(key)
 
 
-@contextmanager
-def counting_queries():
-	"""Count the SQL statements run inside the block (every frappe read and write goes through db.sql)."""
-	db, counter = frappe.db, {"queries": 0}
-	original = db.sql
-
-	def sql(*args, **kwargs):
-		counter["queries"] += 1
-		return original(*args, **kwargs)
-
-	db.sql = sql
-	try:
-		yield counter
-	finally:
-		db.sql = original
-
-
 def remember_reservation(turn: str, held) -> None:
 	"""Keep the attempt's budget reservation with the turn, so a lost attempt can still be settled
 	(a reservation against no budget has nothing to settle and is not stored)."""
@@ -387,15 +370,13 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 	with heartbeat(turn):
 		try:
 			cpu_began = time.process_time()
-			with counting_queries() as counter:
-				reply, figures = answer(
-					state,
-					progress=progress(turn, user, stop),
-					cancelled=stop,
-					on_reserved=lambda held: remember_reservation(turn, held),
-				)
-				frappe.db.commit()
-			figures["queries"] = counter["queries"]
+			reply, figures = answer(
+				state,
+				progress=progress(turn, user, stop),
+				cancelled=stop,
+				on_reserved=lambda held: remember_reservation(turn, held),
+			)
+			frappe.db.commit()
 			# CPU time of this process during the turn (the heartbeat thread's share is negligible).
 			figures["cpu_ms"] = round((time.process_time() - cpu_began) * 1000, 1)
 			figures["preloaded"] = frappe_warm.preloaded()

@@ -24,6 +24,8 @@ import time
 # What a turn's job imports, so the forked job finds it loaded. frappe's own modules that a
 # turn uses but a bare worker has not imported yet come first.
 MODULES = (
+	# First: it tells the canonical model which ERPNext release this bench runs.
+	"noviz_agent.edge.frappe_versions",
 	"frappe.model.db_query",
 	"frappe.model.document",
 	"frappe.utils.user",
@@ -59,7 +61,6 @@ MODULES = (
 	"noviz_agent.edge.frappe_knowledge",
 	"noviz_agent.edge.frappe_systems",
 	"noviz_agent.edge.frappe_files",
-	"noviz_agent.edge.frappe_recall",
 	"noviz_agent.engine.provider.openai_compatible",
 )
 

@@ -21,11 +21,12 @@ Trade-offs (README, "Background workers for the agent"):
 
 from __future__ import annotations
 
+import gc
 import resource
 import sys
 from pathlib import Path
 
-from rq.worker import SimpleWorker
+from rq.worker import SimpleWorker, StopRequested
 
 DEFAULT_MAX_JOBS = 1000
 DEFAULT_MAX_MEMORY_MB = 1024
@@ -49,6 +50,12 @@ class NoForkWorker(SimpleWorker):
 
 	def execute_job(self, job, queue):
 		super().execute_job(job, queue)
+		if self.over_memory():
+			# RQ's work loop ends on StopRequested (rq 1.15 and 2.x), as it does for a warm shutdown.
+			raise StopRequested()
+
+	def over_memory(self) -> bool:
+		"""Whether the resident memory after a job has passed the bound (then the worker stops)."""
 		used = resident_mb()
 		if self.max_memory_mb and used > self.max_memory_mb:
 			self.log.info(
@@ -57,7 +64,8 @@ class NoForkWorker(SimpleWorker):
 				used,
 				self.max_memory_mb,
 			)
-			self._stop_requested = True
+			return True
+		return False
 
 
 def niceness(conf) -> int:
@@ -119,7 +127,7 @@ def _warm_site() -> None:
 	import frappe
 	from frappe.model.base_document import get_controller
 
-	from noviz_agent.edge import frappe_recall, frappe_session
+	from noviz_agent.edge import frappe_session
 
 	frappe.get_hooks()
 	for doctype in TURN_DOCTYPES:
@@ -127,30 +135,23 @@ def _warm_site() -> None:
 		get_controller(doctype)
 	frappe.get_list("Agent Conversation", fields=["name"], limit_page_length=1)
 	_warm_entities()
-	frappe_recall.warm()
 	values = frappe_session.load_settings(with_secrets=True)
 	if values.get("base_url") and values.get("model"):
 		frappe_session.make_provider(values)
 
 
 def _warm_entities() -> None:
-	"""What frappe keeps per process for each DocType the tools read, built on the first list of
-	each otherwise: whether it is virtual (one query), and the columns of the permission-checked
-	count every list makes (frappe parses a field with a function in it with sql_metadata, about a
-	millisecond, once per field per process)."""
-	from frappe.desk.reportview import extract_fieldnames
+	"""Whether each DocType the tools read is virtual: frappe asks it once per process (one query)
+	on the first list of each otherwise."""
 	from frappe.model.utils import is_virtual_doctype
 
 	from noviz_agent.connectors.model import load_model
-	from noviz_agent.connectors.translate import count_args
 	from noviz_agent.edge.frappe_allowance import present_doctypes
 
 	present = present_doctypes()
 	for entity in load_model():
 		if entity.doctype in present:
 			is_virtual_doctype(entity.doctype)
-			for field in count_args(entity)["fields"]:
-				extract_fieldnames(field)
 
 
 def start(
@@ -163,14 +164,17 @@ def start(
 ) -> None:  # pragma: no cover - runs until stopped; the site test runs it with burst
 	"""Frappe's `start_worker`, with the no-fork worker class and the two bounds."""
 	import frappe
-	from frappe.utils.background_jobs import _freeze_gc, get_queue_list, get_redis_conn
+	from frappe.utils.background_jobs import get_queue_list, get_redis_conn
 	from rq.worker import DequeueStrategy
 
 	from noviz_agent.edge import frappe_warm
 
 	frappe_warm.mark_mode(frappe_warm.NO_FORK)
 	warm_sites()
-	_freeze_gc()
+	# What frappe's worker pool does before its workers start: what was built so far is never
+	# collected again, so the collector does not walk it after every job.
+	gc.collect()
+	gc.freeze()
 	with frappe.init_site():
 		connection = get_redis_conn()
 		names = [q.strip() for q in queue.split(",")] if queue else None

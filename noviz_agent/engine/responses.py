@@ -160,6 +160,9 @@ class Response:
 	sources: list[dict] = field(default_factory=list)
 	# The analysis kept server-side behind the cards and chart (for its PDF and export).
 	result_id: str | None = None
+	# Whose figures the table, cards and chart show: company (or the companies a list covers),
+	# currency, period and whether its last part is still running (`scope_from`).
+	scope: dict | None = None
 
 	def to_dict(self) -> dict:
 		if self.type not in RESPONSE_TYPES:
@@ -322,7 +325,29 @@ def analysis_response(answer: dict) -> dict:
 		cards=cards,
 		chart=chart,
 		result_id=answer.get("result_id"),
+		scope=scope_from(answer),
 	).to_dict()
+
+
+def scope_from(data: Any) -> dict | None:
+	"""The scope a tool result says its figures have: company or companies, currency, period (start,
+	end, as of, last period partial) and the other companies left out. None when it says none."""
+	if not isinstance(data, dict):
+		return None
+	out: dict = {}
+	for key in ("company", "currency"):
+		if isinstance(data.get(key), str) and data[key]:
+			out[key] = data[key]
+	for key in ("companies", "other_companies"):
+		values = data.get(key)
+		if isinstance(values, list) and values:
+			out[key] = [str(v) for v in values][:20]
+	period = data.get("period")
+	if isinstance(period, dict):
+		kept = {k: str(period[k]) for k in ("start", "end", "as_of") if period.get(k)}
+		if kept:
+			out["period"] = {**kept, "partial": bool(period.get("partial"))}
+	return out or None
 
 
 def chart_from(data: Any) -> dict | None:
@@ -442,6 +467,8 @@ def build(
 		response["table"] = response["table"] or table_from(data, entities)
 		response["cards"] = response["cards"] or cards_from(data, entities)
 		response["sources"] = response["sources"] or sources_from(data)
+		if response["scope"] is None and (response["chart"] or response["table"] or response["cards"]):
+			response["scope"] = scope_from(data)
 
 	if response["type"] != "proposal":
 		if response["chart"]:

@@ -15,14 +15,20 @@ from typing import Any, Protocol
 
 
 class Facts(Protocol):
+	"""Rows of every company the person can read; `company` is the one money is added up for (the
+	person's default company), None when the data keeps no companies apart."""
+
+	company: str | None
+
 	def rows(self, entity: str) -> list[dict]: ...
 
 
 class DataFacts:
 	"""Facts from canonical rows held in memory (the seeded data)."""
 
-	def __init__(self, data: dict[str, list[dict]]):
+	def __init__(self, data: dict[str, list[dict]], company: str | None = None):
 		self.data = data
+		self.company = company
 
 	def rows(self, entity: str) -> list[dict]:
 		return list(self.data.get(entity, []))
@@ -113,9 +119,16 @@ def _comparable(value: Any, target: Any) -> tuple[Any, Any]:
 	return str(value)[: len(str(target))] if len(str(target)) == 10 else str(value), str(target)
 
 
-def _values(spec: dict, facts: Facts) -> list[dict]:
-	"""The rows a spec reads: matching documents, or their matching lines when ``lines`` is given."""
-	rows = [row for row in facts.rows(spec["entity"]) if matches(row, spec.get("where", []))]
+def _values(spec: dict, facts: Facts, money: bool = False) -> list[dict]:
+	"""The rows a spec reads: matching documents, or their matching lines when ``lines`` is given.
+
+	As the desk counts and lists them, records of every company; an amount added up (`money`) is
+	one company's, the default one's, unless the spec names a company itself."""
+	where = list(spec.get("where", []))
+	company = getattr(facts, "company", None)
+	if money and company and not any(w[0] == "company" for w in where):
+		where.append(["company", "=", company])
+	rows = [row for row in facts.rows(spec["entity"]) if matches(row, where)]
 	lines = spec.get("lines")
 	if not lines:
 		return rows
@@ -141,12 +154,13 @@ def _aggregate(fn: str, rows: list[dict], name: str | None) -> float:
 
 
 def _figure(spec: dict, facts: Facts) -> float:
-	return round(_aggregate(spec["fn"], _values(spec, facts), spec.get("field")), 2)
+	money = spec["fn"] != "count"
+	return round(_aggregate(spec["fn"], _values(spec, facts, money), spec.get("field")), 2)
 
 
 def _records(spec: dict, facts: Facts) -> list[str]:
-	rows = _values(spec, facts)
 	top = spec.get("top")
+	rows = _values(spec, facts, money=bool(top) and top.get("fn") != "count")
 	if top is None:
 		key = spec.get("field", "name")
 		return sorted({str(row.get(key)) for row in rows})

@@ -11,6 +11,7 @@ import frappe
 
 from noviz_agent import api
 from noviz_agent.edge import frappe_allowance, frappe_session
+from noviz_agent.edge.frappe_versions import form_path
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.testing import ScriptedModel, answer, call
 from noviz_agent.tests.utils import ACCOUNTS, SALES, PeopleTestCase
@@ -185,7 +186,7 @@ class TestTurns(AgentTestCase):
 		self.assertNotIn("hint", reply["response"]["error"])
 		frappe.set_user("Administrator")
 		admin = api.send("hello")
-		self.assertIn("/app/agent-settings", admin["response"]["error"]["hint"])
+		self.assertIn(form_path("Agent Settings"), admin["response"]["error"]["hint"])
 
 	def test_empty_and_oversize_messages_are_refused(self):
 		frappe.set_user(SALES)

@@ -7,15 +7,15 @@ Everything it writes is rolled back in tearDown.
 from __future__ import annotations
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent.connectors.frappe_connector import FrappeConnector
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError
+from noviz_agent.tests.utils import SiteTestCase
 
 SALES_USER = "noviz-sales-user@example.com"
 
 
-class TestFrappeConnector(FrappeTestCase):
+class TestFrappeConnector(SiteTestCase):
 	def setUp(self):
 		frappe.set_user("Administrator")
 		if not frappe.db.exists("User", SALES_USER):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import frappe
 
-from noviz_agent.edge import frappe_allowance, frappe_governance, frappe_sops, frappe_systems, frappe_turns
-from noviz_agent.tests.utils import ADMIN, SALES, PeopleTestCase
+from noviz_agent.edge import frappe_allowance, frappe_governance, frappe_sops, frappe_systems
+from noviz_agent.tests.utils import ADMIN, SALES, PeopleTestCase, counting_queries
 
 EXAMPLE = "Cancel a customer order"
 
@@ -13,7 +13,7 @@ EXAMPLE = "Cancel a customer order"
 class TestConfigurationCache(PeopleTestCase):
 	def _queries(self, read) -> int:
 		"""How many SQL statements `read()` runs."""
-		with frappe_turns.counting_queries() as counter:
+		with counting_queries() as counter:
 			read()
 		return counter["queries"]
 

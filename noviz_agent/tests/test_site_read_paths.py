@@ -8,7 +8,10 @@ PDFs of someone else's result) is compared with what the desk's own calls return
 
 from __future__ import annotations
 
+from collections import Counter
+
 import frappe
+from frappe.client import get_count as desk_count
 from frappe.desk.query_report import run as run_report
 
 from noviz_agent import api
@@ -19,6 +22,11 @@ from noviz_agent.tests.utils import PeopleTestCase, ensure_user
 BY_COMPANY = "company.restricted@noviz.test"
 BY_TERRITORY = "territory.restricted@noviz.test"
 MANAGER = "accounts.manager@noviz.test"
+
+
+def f(field: str, op: str, value) -> dict:
+	"""One filter as the tools take it."""
+	return {"field": field, "op": op, "value": value}
 
 
 def _restrict(user: str, doctype: str, value: str) -> None:
@@ -34,22 +42,21 @@ class TestReadPaths(PeopleTestCase):
 		ensure_user(BY_COMPANY, "Accounts User")
 		ensure_user(BY_TERRITORY, "Accounts User")
 		ensure_user(MANAGER, "Accounts Manager")
-		companies = frappe.get_all(
-			"Sales Invoice",
-			filters={"docstatus": 1},
-			fields=["company", "count(name) as n"],
-			group_by="company",
+		companies = Counter(
+			frappe.get_list("Sales Invoice", filters={"docstatus": 1}, pluck="company", limit_page_length=0)
 		)
 		self.assertGreaterEqual(len(companies), 2, "precondition: submitted sales invoices in two companies")
-		self.company = max(companies, key=lambda r: r.n).company
-		territories = frappe.get_all(
-			"Sales Invoice",
-			filters={"docstatus": 1, "territory": ("is", "set")},
-			fields=["territory", "count(name) as n"],
-			group_by="territory",
+		self.company = companies.most_common(1)[0][0]
+		territories = Counter(
+			frappe.get_list(
+				"Sales Invoice",
+				filters={"docstatus": 1, "territory": ("is", "set")},
+				pluck="territory",
+				limit_page_length=0,
+			)
 		)
 		self.assertGreaterEqual(len(territories), 2, "precondition: invoices in two territories")
-		self.territory = max(territories, key=lambda r: r.n).territory
+		self.territory = territories.most_common(1)[0][0]
 		_restrict(BY_COMPANY, "Company", self.company)
 		_restrict(BY_TERRITORY, "Territory", self.territory)
 		frappe.clear_cache()
@@ -69,31 +76,61 @@ class TestReadPaths(PeopleTestCase):
 		self.assertLess(len(self.desk_names(BY_COMPANY)), len(everything))
 		self.assertLess(len(self.desk_names(BY_TERRITORY)), len(everything))
 
-	def test_counts_and_aggregates_match_the_desk_for_each_person(self):
+	def test_counts_match_the_desk_list_count_for_each_person(self):
+		""" "How many sales invoices" gave 5 where the person's list showed 597: a count limited to one
+		company without saying so. A count covers what the desk's list counts (`frappe.client.get_count`,
+		the list view's own call), unless a company is named; then it says which."""
+		item = frappe.get_list(
+			"Sales Invoice Item", pluck="item_code", limit_page_length=1, parent_doctype="Sales Invoice"
+		)
+		self.assertTrue(item, "precondition: invoice lines")
+		cases = [
+			({"docstatus": 1}, [f("docstatus", "=", 1)]),
+			({"status": "Unpaid"}, [f("status", "=", "Unpaid")]),
+			(
+				{"company": self.company, "docstatus": 1},
+				[f("company", "=", self.company), f("docstatus", "=", 1)],
+			),
+			([["Sales Invoice Item", "item_code", "=", item[0]]], [f("items.item", "=", item[0])]),
+		]
 		for user in (BY_COMPANY, BY_TERRITORY, MANAGER):
-			desk = self.desk_names(user, {"docstatus": 1})
+			for desk_filters, ours in cases:
+				frappe.set_user(user)
+				expected = desk_count("Sales Invoice", filters=desk_filters)
+				session = self.session_as(user)
+				counted = call_tool(session, "sales_invoice.count", {"filters": ours})
+				self.assertEqual(counted.status, "ok", counted.error)
+				self.assertEqual(counted.data["count"], expected, (user, ours))
+				if any(c["field"] == "company" for c in ours):
+					self.assertEqual(counted.data["company"], self.company)
+				elif len(counted.data.get("companies") or []) > 1:
+					self.assertIn("every company", counted.data["scope_note"])
+
+	def test_money_is_added_up_one_company_at_a_time_and_says_which(self):
+		for user in (BY_TERRITORY, MANAGER):
 			session = self.session_as(user)
-			# The agent scopes to one company; compare per company the person can see.
 			frappe.set_user(user)
-			visible = frappe.get_list(
+			rows = frappe.get_list(
 				"Sales Invoice",
-				filters={"docstatus": 1},
-				fields=["company", "customer", "base_grand_total"],
+				filters={"docstatus": 1, "company": session.person.company},
+				pluck="base_grand_total",
 				limit_page_length=0,
 			)
-			for company in sorted({r.company for r in visible}):
-				rows = [r for r in visible if r.company == company]
-				filters = [
-					{"field": "docstatus", "op": "=", "value": 1},
-					{"field": "company", "op": "=", "value": company},
-				]
-				counted = call_tool(session, "sales_invoice.count", {"filters": filters})
-				if counted.status == "error" and "filters" in (counted.error or ""):
-					filters = [["docstatus", "=", 1], ["company", "=", company]]
-					counted = call_tool(session, "sales_invoice.count", {"filters": filters})
-				self.assertEqual(counted.status, "ok", counted.error)
-				self.assertEqual(counted.data["count"], len(rows), (user, company))
-			self.assertEqual(len(desk), len(visible))
+			session = self.session_as(user)
+			total = call_tool(
+				session,
+				"analytics.aggregate",
+				{
+					"entity": "sales_invoice",
+					"metrics": [{"fn": "sum", "field": "base_total", "as": "revenue"}],
+					"filters": [f("docstatus", "=", 1)],
+				},
+			)
+			self.assertEqual(total.status, "ok", total.error)
+			self.assertEqual(total.data["company"], session.person.company)
+			self.assertAlmostEqual(total.data["rows"][0]["revenue"], float(sum(rows)), 2)
+			if user == MANAGER:
+				self.assertTrue(total.data.get("other_companies"), "the other companies are named")
 
 	def test_list_pages_hold_only_what_the_desk_shows(self):
 		for user in (BY_COMPANY, BY_TERRITORY):

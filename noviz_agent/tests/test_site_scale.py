@@ -178,7 +178,7 @@ class TestBackgroundTurns(BackgroundTestCase):
 		self.assertEqual((shown["status"], shown["log"]), ("done", final["log"]))
 		self.assertEqual(shown["response"]["type"], "table")
 		self.assertIn("thinking", [e["event"] for e in shown["events"]])
-		self.assertGreater(state["figures"]["queries"], 0)
+		self.assertGreater(state["figures"]["cpu_ms"], 0)
 
 	def test_another_persons_turn_id_finds_nothing(self):
 		reply = self.queue_turn(SALES, "Show my customers", [answer("Hi.")])
@@ -397,13 +397,8 @@ class TestRecording(AgentTestCase):
 
 class TestExport(AgentTestCase):
 	def test_an_export_holds_every_row_while_the_model_saw_only_a_page(self):
-		# Lists keep to the person's default company, so the export is that company's invoices.
-		company = frappe.defaults.get_user_default("Company", ADMIN) or frappe.defaults.get_global_default(
-			"company"
-		)
-		total = len(
-			frappe.get_list("Sales Invoice", filters={"company": company}, pluck="name", limit_page_length=0)
-		)
+		# A list covers every company the person can read, as the desk's list does.
+		total = len(frappe.get_list("Sales Invoice", pluck="name", limit_page_length=0))
 		self.assertGreater(total, 20, "the site needs more sales invoices than one page")
 		reply = self.send_as(
 			ADMIN, "Show my sales invoices", [call("sales_invoice.list", {}), answer("Invoices.")]

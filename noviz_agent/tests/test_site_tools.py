@@ -70,9 +70,10 @@ class TestAnalytics(SiteToolsCase):
 		session = session_for(ADMIN)
 		# Analyses read one company: the person's default.
 		filters = {"docstatus": 1, "posting_date": [">=", start], "company": session.person.company}
-		expected = frappe.get_list(
-			"Sales Invoice", fields=["sum(base_net_total) as t", "count(name) as n"], filters=filters
-		)[0]
+		totals = frappe.get_list(
+			"Sales Invoice", pluck="base_net_total", filters=filters, limit_page_length=0
+		)
+		expected = frappe._dict(t=sum(totals), n=len(totals))
 		self.assertGreater(expected.n, 0, "no submitted sales invoices in the period: seed the site")
 		if max_lines is not None:
 			lines = frappe.db.count("Sales Invoice Item", {"docstatus": 1, "parent": ["in", _names(filters)]})
@@ -195,16 +196,19 @@ class TestAnalytics(SiteToolsCase):
 
 	def test_aggregate_by_customer_equals_get_list_as_the_same_person(self):
 		session = session_for(ACCOUNTS)
-		expected = frappe.get_list(
+		invoices = frappe.get_list(
 			"Sales Invoice",
-			fields=["customer", "sum(grand_total) as revenue", "count(name) as invoices"],
+			fields=["customer", "grand_total"],
 			filters={"docstatus": 1, "company": session.person.company},
-			group_by="customer",
-			order_by="customer asc",
 			limit_page_length=0,
 		)
-		self.assertTrue(expected)
-		self.assertLessEqual(len(expected), 50, "more customers than one aggregate page")
+		self.assertTrue(invoices)
+		want: dict = {}
+		for row in invoices:
+			revenue, count = want.get(row.customer, (0.0, 0))
+			want[row.customer] = (revenue + float(row.grand_total), count + 1)
+		want = {k: (round(v[0], 2), v[1]) for k, v in want.items()}
+		self.assertLessEqual(len(want), 50, "more customers than one aggregate page")
 		result = gateway.call_tool(
 			session,
 			"analytics.aggregate",
@@ -222,7 +226,6 @@ class TestAnalytics(SiteToolsCase):
 		)
 		self.assertEqual(result.status, "ok", result.error)
 		got = {r["customer"]: (round(r["revenue"], 2), r["invoices"]) for r in result.data["rows"]}
-		want = {r.customer: (round(r.revenue, 2), r.invoices) for r in expected}
 		self.assertEqual(got, want)
 		revenues = [r["revenue"] for r in result.data["rows"]]
 		self.assertEqual(revenues, sorted(revenues, reverse=True))

@@ -96,25 +96,28 @@ class TestNoForkWorker(BackgroundTestCase):
 
 class TestMemoryBound(BackgroundTestCase):
 	def test_a_no_fork_worker_that_outgrew_its_memory_bound_stops_for_a_fresh_start(self):
-		from unittest import mock
-
-		from rq.worker import SimpleWorker
+		"""Two jobs queued: a worker whose bound the process is already over runs one and stops (for
+		supervisor to start a fresh one); with room to spare it runs both. A real RQ worker and queue."""
+		from frappe.utils.background_jobs import get_redis_conn
+		from rq import Queue
 
 		from noviz_agent.edge import frappe_worker
 
 		used = frappe_worker.resident_mb()
 		self.assertGreater(used, 10, "this process's resident memory must be readable")
-		worker = frappe_worker.NoForkWorker.__new__(frappe_worker.NoForkWorker)
-		worker._stop_requested = False
-		worker.log = mock.Mock()
-		worker.name = "test"
-		with mock.patch.object(SimpleWorker, "execute_job", lambda self, job, queue: None):
-			worker.max_memory_mb = used * 4
-			worker.execute_job(None, None)
-			self.assertFalse(worker._stop_requested, "below its bound the worker keeps working")
-			worker.max_memory_mb = used / 2
-			worker.execute_job(None, None)
-		self.assertTrue(worker._stop_requested, "above its bound the worker must stop after the job")
+		connection = get_redis_conn()
+		for bound, left in ((used / 2, 1), (used * 4, 0)):
+			queue = Queue(f"noviz-agent-test-memory-{frappe.generate_hash(length=8)}", connection=connection)
+			try:
+				for _ in range(2):
+					queue.enqueue("noviz_agent.edge.frappe_worker.resident_mb")
+				worker = frappe_worker.NoForkWorker([queue], connection=connection)
+				worker.max_memory_mb = bound
+				worker.work(burst=True, logging_level="WARNING")
+				self.assertEqual(queue.count, left, f"with a bound of {bound:.0f} MB ({used:.0f} MB used)")
+			finally:
+				queue.empty()
+				queue.delete(delete_jobs=True)
 
 
 class TestPriority(BackgroundTestCase):

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import frappe
-from frappe.tests.utils import FrappeTestCase
+
+from noviz_agent.edge.frappe_versions import test_case_class
+
+# The framework's own integration test case: FrappeTestCase on 15, IntegrationTestCase on 16.
+SiteTestCase = test_case_class()
 
 ADMIN = "Administrator"
 SALES = "sales.user@noviz.test"
@@ -21,7 +27,7 @@ def ensure_user(email: str, role: str) -> None:
 	user.insert(ignore_permissions=True)
 
 
-class PeopleTestCase(FrappeTestCase):
+class PeopleTestCase(SiteTestCase):
 	"""Runs as Administrator with the permission-test users present; everything is rolled back after."""
 
 	def setUp(self):
@@ -32,3 +38,20 @@ class PeopleTestCase(FrappeTestCase):
 	def tearDown(self):
 		frappe.set_user(ADMIN)
 		frappe.db.rollback()
+
+
+@contextmanager
+def counting_queries():
+	"""Count the SQL statements run inside the block (every frappe read and write goes through db.sql)."""
+	db, counter = frappe.db, {"queries": 0}
+	original = db.sql
+
+	def sql(*args, **kwargs):
+		counter["queries"] += 1
+		return original(*args, **kwargs)
+
+	db.sql = sql
+	try:
+		yield counter
+	finally:
+		db.sql = original

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import importlib
 
+from noviz_agent.connectors.model import register_cache
 from noviz_agent.engine.tools import Registry
 from noviz_agent.tools.vocabulary import vocabulary
 
@@ -49,6 +50,7 @@ def build_registry() -> Registry:
 	return registry
 
 
+@register_cache
 @functools.lru_cache(maxsize=1)
 def registry() -> Registry:
 	"""The process's registry: built once, frozen, shared by every turn, person and caller."""

@@ -161,7 +161,25 @@ def compute(session, key: str, params: dict | None = None, company: str | None =
 		) from None
 	result["warnings"] = notes + result.get("warnings", [])
 	result.update(scope.describe())
+	result["period"] = period_of(analysis, params, _today(session))
 	return result
+
+
+def period_of(analysis, params: dict, today) -> dict:
+	"""The dates a result covers, as read: the start and end asked for, else the default look-back
+	of its data up to today; a period that runs to today ends in a partial (unfinished) one; an
+	as-of analysis (ageing, balances) names its day."""
+	if params.get("as_of") and not params.get("start"):
+		return {"as_of": str(params["as_of"])}
+	start, end = params.get("start"), params.get("end")
+	if not start and analysis.period_filter:
+		for dataset in analysis.needs:
+			src = reader.source(dataset)
+			if src.date and src.default_months:
+				start = reader.months_back(today, src.default_months).isoformat()
+				break
+	end = str(end) if end else today.isoformat()
+	return {"start": str(start) if start else None, "end": end, "partial": end >= today.isoformat()}
 
 
 def _store(session, result: dict, kind: str = "analysis") -> str:
@@ -221,7 +239,11 @@ def catalog_tool(session, words: str = "", category: str | None = None, limit: i
 
 def _answer(result: dict, result_id: str) -> dict:
 	"""What the model reads: the bounded summary, whose books it covers, the result id and the chart."""
-	scope = {"company": result.get("company"), "currency": result.get("currency")}
+	scope = {
+		k: result[k]
+		for k in ("company", "currency", "other_companies", "scope_note", "period")
+		if k in result
+	}
 	return {**scope, **summary_for_model(result), "result_id": result_id, "chart": result.get("chart")}
 
 
@@ -378,7 +400,7 @@ def aggregate_tool(
 		filters: Conditions, e.g. [{"field": "date", "op": ">=", "value": "2025-01-01"}].
 		order_by: e.g. "revenue desc".
 		limit: Most groups to return.
-		company: The company whose records to total; empty for the person's default company.
+		company: The company whose records to total; empty: sums and averages for the person's default company, counts over every company the person can read.
 	"""
 	for metric in metrics:
 		if not isinstance(metric, dict) or metric.get("fn") not in AGGREGATE_FUNCTIONS:
@@ -431,7 +453,12 @@ def scoped_aggregate_filters(
 	matching documents instead. None as filters means no document matches.
 	"""
 	ent = load_model().entity(entity)
-	triples, scope = reader.company_filters(session, entity, filters, company or None)
+	# Money is added up one company (and currency) at a time; counting documents covers every
+	# company the person can read, as the desk's list does, unless a company is named.
+	counts_only = all(str(m.get("fn", "")).lower() == "count" for m in metrics)
+	triples, scope = reader.company_filters(
+		session, entity, filters, company or None, required=not counts_only
+	)
 	conditions = parse_filters(ent, triples)
 	per_document = [
 		m for m in metrics if m.get("fn") in ("sum", "avg") and m.get("field") and "." not in m["field"]

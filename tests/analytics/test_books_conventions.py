@@ -552,7 +552,8 @@ def test_reorder_levels_and_receipt_dates_come_from_their_own_records():
 	assert rows == [{"id": "POL-1", "received_date": "2025-01-09"}] and not notes
 
 
-def test_record_lists_and_counts_show_the_default_companys_records_and_name_it():
+def test_record_lists_and_counts_cover_every_company_like_the_desk_unless_one_is_named():
+	"""A count silently limited to the default company gave 5 where the person's list showed 597."""
 	from noviz_agent.connectors.model import load_model
 	from noviz_agent.engine.gateway import call_tool
 	from noviz_agent.tools.entities import entity_tools
@@ -563,12 +564,29 @@ def test_record_lists_and_counts_show_the_default_companys_records_and_name_it()
 	session.allowed = frozenset(session.registry.names())
 	listed = call_tool(session, "sales_invoice.list", {"fields": ["customer"]})
 	assert listed.ok, listed.error
-	assert sorted(r["name"] for r in listed.data["rows"]) == ["US-1", "US-2"]
-	assert listed.data["company"] == "Acme US" and listed.data["currency"] == "USD"
+	assert sorted(r["name"] for r in listed.data["rows"]) == ["CA-1", "EU-1", "EU-2", "US-1", "US-2"]
+	assert listed.data["company"] is None and listed.data["companies"] == ["Acme CA", "Acme EU", "Acme US"]
+	assert "every company" in listed.data["scope_note"]
+	everything = call_tool(session, "sales_invoice.count", {})
+	assert everything.data["count"] == 5 and everything.data["companies"] == ["Acme CA", "Acme EU", "Acme US"]
 	counted = call_tool(
 		session, "sales_invoice.count", {"filters": [{"field": "company", "op": "=", "value": "Acme EU"}]}
 	)
 	assert counted.data["count"] == 2 and counted.data["company"] == "Acme EU"
+	assert counted.data["other_companies"] == ["Acme CA", "Acme US"]
+	assert "Only Acme EU" in counted.data["scope_note"]
+
+
+def test_money_stays_one_company_and_names_the_companies_left_out():
+	answer = tool_module.aggregate_tool(
+		session_for(books()), "sales_invoice", [{"fn": "sum", "field": "base_total", "as": "revenue"}]
+	)
+	assert answer["rows"] == [{"revenue": 300.0}] and answer["company"] == "Acme US"
+	assert answer["other_companies"] == ["Acme CA", "Acme EU"]
+	counted = tool_module.aggregate_tool(
+		session_for(books()), "sales_invoice", [{"fn": "count", "as": "invoices"}], group_by=["customer"]
+	)
+	assert sum(r["invoices"] for r in counted["rows"]) == 5
 
 
 def test_an_amount_due_today_is_aged_in_the_first_bucket_as_erpnext_does():

@@ -61,12 +61,11 @@ def _fixtures_script() -> str:
 
 
 def translations(lang: str) -> dict[str, str]:
-	"""The app's shipped translations of one language, read as frappe reads them (source, translation)."""
-	import csv
+	"""The app's shipped translations of one language, read from its gettext catalogue (source, translation)."""
+	from babel.messages.pofile import read_po
 
-	path = ROOT / "noviz_agent" / "translations" / f"{lang}.csv"
-	with path.open(newline="", encoding="utf-8") as handle:
-		return {row[0]: row[1] for row in csv.reader(handle) if len(row) >= 2 and row[0]}
+	with (ROOT / "noviz_agent" / "locale" / f"{lang}.po").open("rb") as handle:
+		return {m.id: m.string for m in read_po(handle) if m.id and m.string}
 
 
 def translations_script(lang: str) -> str:
@@ -99,7 +98,8 @@ def browser():
 
 @pytest.fixture
 def page(browser, static_url):
-	context = browser.new_context(viewport={"width": 1366, "height": 800})
+	# A browser in another time zone than the sites the tests play (times must follow the site).
+	context = browser.new_context(viewport={"width": 1366, "height": 800}, timezone_id="Asia/Tokyo")
 	page = context.new_page()
 	errors: list[str] = []
 	page.on("pageerror", lambda exc: errors.append(str(exc)))

@@ -7,13 +7,18 @@ the server sends. `build()` is served to the page as `window.FIXTURES`.
 
 from __future__ import annotations
 
+import dataclasses
+import datetime as dt
 import json
 
+from analytics import catalog as analytics_catalog
 from analytics import charts
 from analytics.result import kpi
+from noviz_agent.connectors import dataset_reader
 from noviz_agent.engine import progress, responses
 from noviz_agent.engine.gateway import ToolResult, call_tool
 from noviz_agent.engine.tools import Registry
+from noviz_agent.tools import analytics as analytics_tools
 from noviz_agent.tools import entities
 from noviz_agent.tools.vocabulary import vocabulary
 from tests.support.factories import make_session
@@ -34,6 +39,8 @@ INVOICES = [
 	}
 	for i in range(1, 8)
 ]
+COMPANIES = [{"name": "Noviz Trading", "currency": "USD"}, {"name": "Dev Company", "currency": "USD"}]
+TODAY = dt.date(2026, 12, 1)
 PARETO_CUSTOMERS = [
 	"Palmer Productions International Holdings",
 	"West View Software Ltd.",
@@ -54,11 +61,20 @@ def _session():
 			"customer": [
 				{"name": "Grant Plastics", "customer_name": "Grant Plastics", "territory": "North"},
 			],
+			"company": COMPANIES,
 		},
-		{"sales_invoice": {"read"}, "customer": {"read", "create", "write"}},
+		{"sales_invoice": {"read"}, "customer": {"read", "create", "write"}, "company": {"read"}},
 		roles={"Sales User"},
 	)
-	return make_session(conn, registry=Registry(entities.tools(), vocabulary()), page_size=3)
+	session = make_session(conn, registry=Registry(entities.tools(), vocabulary()), page_size=3)
+	return dataclasses.replace(session, person=dataclasses.replace(session.person, company="Noviz Trading"))
+
+
+def analysis_scope(session, key: str) -> dict:
+	"""Whose figures an analysis shows, as the analytics tool says it: the person's default company,
+	its currency, the companies left out, and the period read (to today, so the last one is partial)."""
+	scope = dataset_reader.resolve_scope(session, None).describe()
+	return {**scope, "period": analytics_tools.period_of(analytics_catalog.get(key), {}, TODAY)}
 
 
 def _ok(name: str, data: dict) -> ToolResult:
@@ -116,7 +132,8 @@ def build() -> dict:
 		141500,
 		"Sales",
 	)
-	analysis = {"kpis": kpis, "currency": "USD", "chart": pareto, "result_id": "a_pareto1"}
+	scope = analysis_scope(session, "sales.monthly_trend")
+	analysis = {"kpis": kpis, **scope, "chart": pareto, "result_id": "a_pareto1"}
 	knowledge = {
 		"passages": [
 			{"title": "Receivables", "section": "Overdue invoices", "slug": "receivables", "content": "x"}
@@ -140,9 +157,7 @@ def build() -> dict:
 			[listed],
 			entities=session.registry.vocabulary.entities,
 		),
-		"cards": responses.build(
-			"Selling last month:", [_ok("analytics.build", {"kpis": kpis, "currency": "USD"})]
-		),
+		"cards": responses.build("Selling last month:", [_ok("analytics.build", {"kpis": kpis, **scope})]),
 		"chart": responses.build(
 			"Monthly sales, computed from 42 submitted invoices.", [_ok("analytics.build", analysis)]
 		),

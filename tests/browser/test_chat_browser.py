@@ -465,3 +465,39 @@ def test_shortened_names_that_would_look_alike_keep_their_ends(page):
 	)
 	assert ticks == ["Seed Cu…mer 01", "Seed Cu…mer 02", "Globex"]
 	assert all(len(t) <= 14 for t in ticks)
+
+
+def test_figures_name_their_company_currency_and_period(page):
+	"""Cards that say "$363,000 total revenue" but not whose books: a person cannot tell one company's
+	figures from another's. Cards, charts and tables carry company, currency and period."""
+	from noviz_agent.connectors.dataset_reader import months_back
+	from tests.browser.fixtures import TODAY
+
+	start = months_back(TODAY, 24)
+	for kind in ("cards", "chart"):
+		node = page.evaluate_handle(f"window.show({kind!r})").as_element()
+		scope = node.query_selector(".nz-scope").inner_text()
+		assert scope.startswith("Noviz Trading · USD · "), scope
+		assert f"{start:%b} {start.day}, {start.year}" in scope and "Dec 1, 2026" in scope, scope
+		assert "(last period still running)" in scope and "Not included: Dev Company" in scope, scope
+	table = page.evaluate_handle("window.show('table')").as_element()
+	assert (
+		table.query_selector(".nz-scope").inner_text()
+		== "All companies you can read: Dev Company, Noviz Trading"
+	)
+	text = page.evaluate_handle("window.show('text')").as_element()
+	assert text.query_selector(".nz-scope") is None
+	assert page.errors == []
+
+
+def test_a_proposal_is_valid_until_a_time_in_the_sites_time_zone_not_the_browsers(page):
+	import datetime as dt
+	from zoneinfo import ZoneInfo
+
+	page.evaluate("noviz_chat.settings.time_zone = 'America/New_York'")
+	expires = page.evaluate("window.FIXTURES.answers.proposal.proposal.expires")
+	node = page.evaluate_handle("window.show('proposal')").as_element()
+	shown = node.query_selector(".nz-expires").inner_text()
+	local = dt.datetime.fromtimestamp(expires, ZoneInfo("America/New_York"))
+	assert local.strftime("%I:%M %p") in shown, shown
+	assert page.errors == []

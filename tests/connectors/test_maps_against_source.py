@@ -1,8 +1,11 @@
-"""Every mapped DocType, field, type and child table exists in the apps' DocType JSON.
+"""Every mapped DocType, field, type and child table exists in the apps' DocType JSON, in each
+ERPNext release the maps describe: the maps as read for 15 against the version-15 sources, as read
+for 16 against the version-16 ones.
 
-Needs the Frappe, ERPNext and HRMS sources: set NOVIZ_DOCTYPE_SOURCES to their folders
-(separated by the path separator). Skipped without them; the site test checks the same
-against a live site's meta.
+Needs the Frappe, ERPNext and HRMS sources of a release: set NOVIZ_DOCTYPE_SOURCES_15 and
+NOVIZ_DOCTYPE_SOURCES_16 to their folders (separated by the path separator; NOVIZ_DOCTYPE_SOURCES
+is taken as the version-15 ones). A release without sources is skipped; the site tests check the
+same against a live site's meta.
 """
 
 from __future__ import annotations
@@ -14,16 +17,36 @@ from pathlib import Path
 
 import pytest
 
-from noviz_agent.connectors.model import STANDARD_FIELDS, load_model
+from noviz_agent.connectors import model as canonical_model
+from noviz_agent.connectors.model import RELEASES, STANDARD_FIELDS
 
-ROOTS = [Path(p) for p in os.environ.get("NOVIZ_DOCTYPE_SOURCES", "").split(os.pathsep) if p.strip()]
-pytestmark = pytest.mark.skipif(not ROOTS, reason="NOVIZ_DOCTYPE_SOURCES not set")
+
+def _roots(release: int) -> tuple[Path, ...]:
+	names = [f"NOVIZ_DOCTYPE_SOURCES_{release}"] + (["NOVIZ_DOCTYPE_SOURCES"] if release == 15 else [])
+	text = next((os.environ[n] for n in names if os.environ.get(n, "").strip()), "")
+	return tuple(Path(p) for p in text.split(os.pathsep) if p.strip())
+
+
+@pytest.fixture(params=RELEASES, ids=lambda r: f"erpnext{r}", autouse=True)
+def release(request):
+	"""Each test once per release, with that release's maps and sources."""
+	if not _roots(request.param):
+		pytest.skip(f"NOVIZ_DOCTYPE_SOURCES_{request.param} not set")
+	_current["release"] = request.param
+	yield request.param
+
+
+_current: dict = {}
+
+
+def load_model():
+	return canonical_model.load_model(_current["release"])
 
 
 @cache
-def doctype_index() -> dict[str, Path]:
+def doctype_index(release: int) -> dict[str, Path]:
 	index = {}
-	for root in ROOTS:
+	for root in _roots(release):
 		for path in root.glob("**/doctype/*/*.json"):
 			if path.stem == path.parent.name:
 				index.setdefault(path.stem, path)
@@ -31,7 +54,7 @@ def doctype_index() -> dict[str, Path]:
 
 
 def load(doctype: str) -> dict | None:
-	path = doctype_index().get(doctype.lower().replace(" ", "_").replace("-", "_"))
+	path = doctype_index(_current["release"]).get(doctype.lower().replace(" ", "_").replace("-", "_"))
 	return json.loads(path.read_text()) if path else None
 
 

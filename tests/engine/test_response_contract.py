@@ -21,6 +21,7 @@ RESPONSE_KEYS = {
 	"flags",
 	"sources",
 	"result_id",
+	"scope",
 }
 CARD_KEYS = {
 	"title",
@@ -206,3 +207,30 @@ def test_progress_labels_name_the_step(tool, args, expected):
 
 def test_progress_event_fields_are_a_template_and_its_arguments():
 	assert progress.event_fields("territory.list") == {"label": "Reading {0}…", "label_args": ["territories"]}
+
+
+def test_figures_say_whose_they_are_company_currency_and_period():
+	"""A card of revenue that names no company cannot be told apart from another company's."""
+	data = {
+		"kpis": [kpi("Total revenue", 1200.0, "currency")],
+		"company": "Noviz Trading",
+		"currency": "USD",
+		"other_companies": ["Dev Company"],
+		"period": {"start": "2025-01-01", "end": "2026-12-01", "partial": True},
+	}
+	response = responses.build("", [ok("analytics.build", data)])
+	assert response["scope"] == {
+		"company": "Noviz Trading",
+		"currency": "USD",
+		"other_companies": ["Dev Company"],
+		"period": {"start": "2025-01-01", "end": "2026-12-01", "partial": True},
+	}
+	listing = {
+		"entity": "sales_invoice",
+		"rows": [{"name": "A"}],
+		"companies": ["Dev Company", "Noviz Trading"],
+	}
+	assert responses.build("", [ok("sales_invoice.list", listing)])["scope"] == {
+		"companies": ["Dev Company", "Noviz Trading"]
+	}
+	assert responses.build("Hello.", [])["scope"] is None

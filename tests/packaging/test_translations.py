@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 import re
 from pathlib import Path
+
+from babel.messages.pofile import read_po
 
 from noviz_agent.engine import progress
 
@@ -26,8 +27,10 @@ def ui_strings() -> set[str]:
 
 
 def german() -> dict[str, str]:
-	with (ROOT / "noviz_agent" / "translations" / "de.csv").open(newline="", encoding="utf-8") as handle:
-		return {row[0]: row[1] for row in csv.reader(handle)}
+	"""The German catalogue in the gettext form Frappe 15 and 16 both read (`<app>/locale/de.po`)."""
+	with (ROOT / "noviz_agent" / "locale" / "de.po").open("rb") as handle:
+		catalog = read_po(handle)
+	return {m.id: m.string for m in catalog if m.id}
 
 
 def test_the_chat_has_ui_strings_to_translate():
@@ -43,3 +46,7 @@ def test_translations_keep_their_placeholders_and_are_not_blank():
 	for source, target in german().items():
 		assert target.strip(), source
 		assert sorted(re.findall(r"\{\d\}", source)) == sorted(re.findall(r"\{\d\}", target)), source
+
+
+def test_no_second_catalogue_in_the_older_csv_form():
+	assert not (ROOT / "noviz_agent" / "translations").exists(), "one catalogue: locale/de.po"

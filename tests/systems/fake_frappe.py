@@ -2,8 +2,13 @@
 
 Just enough of Frappe's REST API for the connector's tests: `frappe.client.get_list` (fields,
 count/group-by aggregates, [doctype, field, op, value] filters, order, paging), `/api/resource`
-GET/PUT, token authentication per person, row permissions per person, Frappe's error bodies,
-and scripted faults (status codes with Retry-After, slow answers). Every request is recorded.
+GET/PUT, `frappe.utils.change_log.get_versions`, token authentication per person, row
+permissions per person, Frappe's error bodies, and scripted faults (status codes with
+Retry-After, slow answers). Every request is recorded.
+
+As strict as the release it plays (`frappe_version`): Frappe 15 takes aggregates only as SQL text
+and fails on field objects; Frappe 16 refuses SQL functions written as text with its own message
+and takes `{"COUNT": "*", "as": ...}`-style objects (it has none for COUNT(DISTINCT)).
 """
 
 from __future__ import annotations
@@ -24,8 +29,12 @@ def _messages(text: str) -> str:
 
 
 class FakeFrappe:
-	def __init__(self, tokens: dict[str, str], data: dict[str, list[dict]], can_read):
+	def __init__(
+		self, tokens: dict[str, str], data: dict[str, list[dict]], can_read, frappe_version="15.101.1"
+	):
 		self.tokens, self.data, self.can_read = tokens, data, can_read
+		self.frappe_version = frappe_version
+		self.major = int(frappe_version.split(".")[0])
 		self.faults: list[dict] = []
 		self.requests: list[dict] = []
 		self.lock = threading.Lock()
@@ -116,6 +125,9 @@ class _Handler(BaseHTTPRequestHandler):
 			)
 		if path == "/api/method/frappe.auth.get_logged_user":
 			return self._send(200, {"message": user})
+		if path == "/api/method/frappe.utils.change_log.get_versions":
+			version = {"title": "Frappe Framework", "version": self.fake.frappe_version, "branch": ""}
+			return self._send(200, {"message": {"frappe": version}})
 		if path == "/api/method/frappe.client.get_list":
 			return self._get_list(user, body)
 		match = re.match(r"^/api/resource/([^/]+)/([^/]+)$", path)
@@ -152,6 +164,25 @@ class _Handler(BaseHTTPRequestHandler):
 	def do_PUT(self):
 		self._handle("PUT")
 
+	def _refused_fields(self, fields: list) -> str | None:
+		for f in fields:
+			if self.fake.major >= 16 and isinstance(f, str) and re.match(r"^\s*[a-zA-Z_]\w*\s*\(", f):
+				return (
+					f"SQL functions are not allowed as strings in SELECT: {f}. "
+					"Use dict syntax like {'COUNT': '*'} instead."
+				)
+			if self.fake.major < 16 and not isinstance(f, str):
+				return f"Field {f!r} is not a valid field name"
+		return None
+
+	def _aggregate(self, f) -> dict | None:
+		"""An aggregate field as {fn, col, alias}, in the form this release takes; None for a plain field."""
+		if isinstance(f, dict):
+			(fn, col), alias = next((k, v) for k, v in f.items() if k != "as"), f.get("as")
+			return {"fn": fn.lower(), "col": "" if col == "*" else col, "alias": alias}
+		match = AGG.match(f)
+		return match.groupdict() if match else None
+
 	def _get_list(self, user: str, args: dict):
 		doctype = args["doctype"]
 		if doctype not in self.fake.data:
@@ -174,7 +205,10 @@ class _Handler(BaseHTTPRequestHandler):
 		for _dt, field, op, value in args.get("filters") or []:
 			rows = [r for r in rows if _match(r.get(field), op, value)]
 		fields = args.get("fields") or ["name"]
-		aggregates = [AGG.match(f) for f in fields]
+		refusal = self._refused_fields(fields)
+		if refusal:
+			return self._send(417, {"exc_type": "ValidationError", "_server_messages": _messages(refusal)})
+		aggregates = [self._aggregate(f) for f in fields]
 		if any(aggregates):
 			groups: dict[tuple, list[dict]] = {}
 			keys = [FIELD.match(f).group("f") for f, a in zip(fields, aggregates, strict=True) if not a]
@@ -186,9 +220,9 @@ class _Handler(BaseHTTPRequestHandler):
 			for key, members in groups.items():
 				item = dict(zip(keys, key, strict=True))
 				for agg in filter(None, aggregates):
-					col = FIELD.match(agg.group("col").strip())
+					col = FIELD.match(agg["col"].strip()) or re.match(r"^(?P<f>\w+)$", agg["col"].strip())
 					values = [m.get(col.group("f")) for m in members] if col else members
-					item[agg.group("alias")] = len(values) if agg.group("fn") == "count" else sum(values)
+					item[agg["alias"]] = len(values) if agg["fn"] == "count" else sum(values)
 				out.append(item)
 			return self._send(200, {"message": out})
 		names = [FIELD.match(f).group("f") if FIELD.match(f) else f for f in fields]

@@ -49,6 +49,10 @@ def site():
 		yield server
 
 
+def lists(site) -> list[dict]:
+	return [r for r in site.requests if r["path"].endswith("frappe.client.get_list")]
+
+
 def connect(site, who="ann", **kw) -> RestConnector:
 	key, secret = next(t for t in TOKENS if t.startswith(who)).split(":")
 	kw.setdefault("backoff", 0.0)
@@ -87,18 +91,28 @@ def test_permission_refusals_come_back_in_the_systems_own_words(site):
 		connect(site).get("helpdesk.ticket", "99")
 
 
+def known(site, **kw) -> RestConnector:
+	"""A connector that has already asked the system its version (one answered count)."""
+	conn = connect(site, **kw)
+	conn.count("helpdesk.ticket")
+	site.requests.clear()
+	return conn
+
+
 def test_rate_limits_and_server_errors_on_reads_are_retried(site):
+	conn = known(site, retries=3)
 	site.fault(429, retry_after="0")
 	site.fault(502, times=2)
-	assert connect(site, retries=3).count("helpdesk.ticket") == 12
-	assert len(site.requests) == 4
+	assert conn.count("helpdesk.ticket") == 12
+	assert len(lists(site)) == 4
 
 
 def test_a_burst_longer_than_the_retries_is_a_clear_error(site):
+	conn = known(site, retries=2)
 	site.fault(503, times=10, message="maintenance")
 	with pytest.raises(Unreachable, match="Helpdesk failed while counting Helpdesk Ticket: maintenance"):
-		connect(site, retries=2).count("helpdesk.ticket")
-	assert len(site.requests) == 3
+		conn.count("helpdesk.ticket")
+	assert len(lists(site)) == 3
 
 
 def test_a_write_is_not_repeated_after_a_server_error_but_is_after_a_refusal_to_start(site):
@@ -165,3 +179,19 @@ def test_links_of_another_system_point_at_that_system_not_this_site(site):
 	).data["rows"]
 	assert rows and {r["_link"] for r in rows} == {f"{site.base_url}/app/hd-ticket/{r['name']}" for r in rows}
 	assert conn.get("helpdesk.ticket", "4")["_link"] == f"{site.base_url}/app/hd-ticket/4"
+
+
+@pytest.mark.parametrize("version", ["15.101.1", "16.10.7"])
+def test_counts_and_totals_in_the_syntax_the_other_release_takes(version):
+	"""Frappe 16 refuses aggregates written as SQL text; the connector asks the version and adapts."""
+	data = {"HD Ticket": [dict(t) for t in TICKETS], "HD Agent": [], "HD Customer": []}
+	with FakeFrappe(TOKENS, data, can_read, frappe_version=version) as other:
+		conn = connect(other)
+		assert conn.count("helpdesk.ticket") == 12
+		assert conn.count("helpdesk.ticket", {"status": "Open"}) == 8
+		rows = conn.aggregate(
+			"helpdesk.ticket", metrics=[{"fn": "count", "as": "tickets"}], group_by=["status"]
+		)
+		assert {r["status"]: r["tickets"] for r in rows} == {"Open": 8, "Resolved": 4}
+		fields = [f for r in lists(other) for f in r["body"].get("fields", [])]
+		assert any(isinstance(f, dict) for f in fields) == version.startswith("16")

@@ -1,12 +1,12 @@
 """Agent Knowledge Document: a desk-edited process document that the knowledge package accepts."""
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent.edge import frappe_knowledge
+from noviz_agent.tests.utils import SiteTestCase
 
 
-class TestAgentKnowledgeDocument(FrappeTestCase):
+class TestAgentKnowledgeDocument(SiteTestCase):
 	def tearDown(self):
 		frappe.db.rollback()
 

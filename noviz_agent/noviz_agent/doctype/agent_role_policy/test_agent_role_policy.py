@@ -1,12 +1,12 @@
 """Agent Role Policy: rows are checked when saved, and become the engine's policy rows."""
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent.edge import frappe_allowance
+from noviz_agent.tests.utils import SiteTestCase
 
 
-class TestAgentRolePolicy(FrappeTestCase):
+class TestAgentRolePolicy(SiteTestCase):
 	def tearDown(self):
 		frappe.db.rollback()
 

@@ -1,12 +1,12 @@
 """Agent Settings: limits feed the session, with defaults for empty fields."""
 
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent.edge import frappe_session
+from noviz_agent.tests.utils import SiteTestCase
 
 
-class TestAgentSettings(FrappeTestCase):
+class TestAgentSettings(SiteTestCase):
 	def tearDown(self):
 		frappe.db.rollback()
 

@@ -131,7 +131,8 @@
 				ask_text,
 				ask_confirm,
 				max_chars: (frappe.boot.noviz_agent && frappe.boot.noviz_agent.max_message_chars) || 4000,
-				full_page_url: "/app/noviz-agent",
+				// The page route, as this desk writes it (/app/... on 15, /desk/... on 16).
+				full_page_url: frappe.router && frappe.router.make_url ? frappe.router.make_url(["noviz-agent"]) : "/app/noviz-agent",
 			},
 			extra || {}
 		);

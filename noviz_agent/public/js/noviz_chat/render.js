@@ -2,7 +2,7 @@
 //
 // Plain script (no imports, no desk): the desk bundle includes it and the static browser
 // test loads the very same file. Everything is built with DOM APIs and textContent; no
-// string from a response is ever parsed as HTML, and only same-site /app/ links are made.
+// string from a response is ever parsed as HTML, and only same-site desk links are made.
 (function (root) {
 	"use strict";
 
@@ -29,12 +29,25 @@
 		return String(text).replace(/\{(\d+)\}/g, (_, i) => (args || [])[i]);
 	};
 
+	// The desk's own prefix for records: /app on Frappe 15, /desk on 16 (where /app answers with a
+	// redirect that reloads the whole page). Asked of the desk's router, so links stay in the desk.
+	function desk_prefix() {
+		const router = root.frappe && root.frappe.router;
+		if (router && typeof router.make_url === "function") {
+			const made = String(router.make_url(["x"]) || "");
+			const match = made.match(/^\/([a-z]+)\/x$/);
+			if (match) return "/" + match[1];
+		}
+		return "/app";
+	}
+
 	// A path is used as a link only when it stays inside the desk: no javascript:, no other hosts.
+	// Record paths come from the server as /app/... or /desk/...; they are drawn with this desk's prefix.
 	function safe_path(path) {
 		if (typeof path !== "string") return null;
-		return /^\/app\/[A-Za-z0-9\-_%./ ]*$/.test(path) && !path.includes("//") && !path.includes("..")
-			? path
-			: null;
+		const match = path.match(/^\/(?:app|desk)(\/[A-Za-z0-9\-_%./ ]*)$/);
+		if (!match || path.includes("//") || path.includes("..")) return null;
+		return desk_prefix() + match[1];
 	}
 
 	function slug(doctype) {
@@ -153,6 +166,27 @@
 		}
 		const d = new Date(String(value) + (String(value).length === 10 ? "T00:00:00" : ""));
 		return isNaN(d) ? String(value) : d.toLocaleDateString(settings().locale || undefined, { year: "numeric", month: "short", day: "numeric" });
+	}
+
+	// The time zone the desk shows times in: the person's own, else the site's (frappe.boot.time_zone);
+	// the browser's only when neither is known.
+	function time_zone() {
+		const zone = root.frappe && frappe.boot && frappe.boot.time_zone;
+		return settings().time_zone || (zone && (zone.user || zone.system)) || undefined;
+	}
+
+	// A moment (Unix seconds) as a time of day in that zone, with the zone named when it is not the browser's.
+	function clock_text(seconds) {
+		const when = new Date(seconds * 1000);
+		const zone = time_zone();
+		const options = { hour: "2-digit", minute: "2-digit" };
+		try {
+			const text = when.toLocaleTimeString(settings().locale || undefined, zone ? { ...options, timeZone: zone } : options);
+			const own = Intl.DateTimeFormat().resolvedOptions().timeZone;
+			return zone && zone !== own ? `${text} (${zone})` : text;
+		} catch (e) {
+			return when.toLocaleTimeString(settings().locale || undefined, options);
+		}
 	}
 
 	// One value as text, by its ERPNext fieldtype (Currency, Percent, Int, Float, Date, Check, Link, Data).
@@ -571,8 +605,7 @@
 			return box;
 		}
 		if (proposal.expires) {
-			const when = new Date(Number(proposal.expires) * 1000);
-			box.appendChild(el("div", { class: "nz-muted nz-expires", text: t("Nothing is written until you confirm. Valid until {0}.", [when.toLocaleTimeString(settings().locale || undefined, { hour: "2-digit", minute: "2-digit" })]) }));
+			box.appendChild(el("div", { class: "nz-muted nz-expires", text: t("Nothing is written until you confirm. Valid until {0}.", [clock_text(Number(proposal.expires))]) }));
 		}
 		const confirm = el("button", { class: "btn btn-sm btn-primary nz-confirm", text: t("Confirm") });
 		const cancel = el("button", { class: "btn btn-sm btn-default nz-cancel", text: t("Cancel") });
@@ -720,6 +753,31 @@
 		]);
 	}
 
+	// Whose figures these are, above the cards, table and chart: "Noviz Trading · USD · 1 Jan 2025 –
+	// 1 Dec 2026 (last period partial)", or the companies a list of records covers.
+	function scope_text(scope) {
+		if (!scope || typeof scope !== "object") return "";
+		const parts = [];
+		if (scope.company) parts.push(scope.company);
+		else if (Array.isArray(scope.companies) && scope.companies.length)
+			parts.push(t("All companies you can read: {0}", [scope.companies.join(", ")]));
+		if (scope.currency) parts.push(scope.currency);
+		const period = scope.period || {};
+		if (period.as_of) parts.push(t("as of {0}", [date_text(period.as_of)]));
+		else if (period.start && period.end) parts.push(t("{0} to {1}", [date_text(period.start), date_text(period.end)]));
+		else if (period.end) parts.push(t("up to {0}", [date_text(period.end)]));
+		let text = parts.join(" · ");
+		if (period.partial && (period.start || period.end)) text += " " + t("(last period still running)");
+		if (scope.company && Array.isArray(scope.other_companies) && scope.other_companies.length)
+			text += ". " + t("Not included: {0}", [scope.other_companies.join(", ")]);
+		return text;
+	}
+
+	function scope_block(scope) {
+		const text = scope_text(scope);
+		return text ? el("div", { class: "nz-scope text-muted small", "data-block": "scope", text }) : null;
+	}
+
 	// The whole answer, in reading order: what went wrong first, then text, data, and the decision.
 	function response(resp, ctx) {
 		ctx = ctx || {};
@@ -728,6 +786,10 @@
 		if (resp.refusal) box.appendChild(refusal_block(resp.refusal));
 		if (resp.error) box.appendChild(error_block(resp.error));
 		if (resp.text) box.appendChild(text_block(resp.text));
+		const figures =
+			(resp.cards && resp.cards.length) || (resp.table && (resp.table.rows || []).length) || (resp.chart && (resp.chart.data || []).length);
+		const scoped = figures ? scope_block(resp.scope) : null;
+		if (scoped) box.appendChild(scoped);
 		if (resp.cards && resp.cards.length) box.appendChild(cards_block(resp.cards));
 		if (resp.table && (resp.table.rows || []).length) box.appendChild(table_block(resp.table, ctx));
 		if (resp.chart && (resp.chart.data || []).length) box.appendChild(chart_block(resp.chart, ctx));
@@ -755,6 +817,8 @@
 		refusal_block,
 		error_block,
 		format_value,
+		scope_text,
+		clock_text,
 		t,
 		safe_path,
 		record_path,
