@@ -155,14 +155,14 @@ def change_text(kpi: dict) -> str:
 	return f"{text} vs {kpi['prior_label']}" if kpi.get("prior_label") else text
 
 
-def _header(plt, fig, meta: dict, title: str, subtitle: str) -> None:
+def _header(plt, fig, meta: dict, title: str, subtitle: str, company: str | None) -> None:
 	letter_head = meta.get("letter_head_image")
 	if letter_head is not None:
 		ax = fig.add_axes([0.03, 0.915, 0.3, 0.07])
 		ax.imshow(letter_head)
 		ax.axis("off")
 	else:
-		fig.text(0.03, 0.95, meta.get("letter_head") or meta.get("company") or "", fontsize=12, weight="bold")
+		fig.text(0.03, 0.95, meta.get("letter_head") or company or "", fontsize=12, weight="bold")
 	made = " ".join(
 		p
 		for p in (
@@ -267,7 +267,7 @@ def _page(plt, pdf, meta: dict, title: str, panel: dict, number: int, pages: int
 	fig = plt.figure(figsize=LANDSCAPE)
 	subtitle = _facts(scope)
 	heading = title if not panel.get("title") or panel.get("title") == title else f"{title}: {panel['title']}"
-	_header(plt, fig, meta, heading, subtitle)
+	_header(plt, fig, meta, heading, subtitle, scope["company"])
 	kpis = panel.get("kpis") or []
 	kpi_height = min(0.3, 0.033 * (len(kpis) + 1)) if kpis else 0
 	if kpis:
