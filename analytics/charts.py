@@ -207,7 +207,9 @@ def scope_line(
 	partial: str | None = None,
 ) -> str:
 	"""`Acme Ltd · USD · 2025-01 – 2026-11 (2026-11 so far)`: the parts that are known, in that order."""
-	shown = f"{period} ({partial} so far)" if period and partial else period or (partial and f"{partial} so far")
+	shown = (
+		f"{period} ({partial} so far)" if period and partial else period or (partial and f"{partial} so far")
+	)
 	return " · ".join(str(part) for part in (company, currency, shown) if part)
 
 

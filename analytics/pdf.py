@@ -52,7 +52,9 @@ def _draw(plt, ax, figure: dict) -> None:
 	heading = (figure.get("layout") or {}).get("title") or {}
 	title = textwrap.shorten(heading.get("text", ""), 70)
 	below = (heading.get("subtitle") or {}).get("text")
-	ax.set_title(f"{title}\n{textwrap.shorten(below, 90)}" if below else title, fontsize=10 if not below else 9)
+	ax.set_title(
+		f"{title}\n{textwrap.shorten(below, 90)}" if below else title, fontsize=10 if not below else 9
+	)
 	data = figure.get("data") or []
 	bars = [t for t in data if t.get("type") == "bar"]
 	stacked = (figure.get("layout") or {}).get("barmode") == "stack"

@@ -34,7 +34,10 @@ def register(subparsers) -> None:
 		"The process documents the agent cites (shipped ones and your own Markdown folders), indexed "
 		"in PostgreSQL with pgvector (an embedded server unless --dsn is given) and searched by words "
 		"and meaning.",
-		['noviz-agent knowledge search "how do I return goods to a supplier"', "noviz-agent knowledge status"],
+		[
+			'noviz-agent knowledge search "how do I return goods to a supplier"',
+			"noviz-agent knowledge status",
+		],
 	)
 	commands = parser.add_subparsers(dest="knowledge_command", metavar="{index,search,status}")
 	commands.required = True

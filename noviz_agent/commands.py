@@ -101,7 +101,10 @@ def doctor(context, skip_provider):
 @click.option("--strict-tools", is_flag=True, help="Send the candidate model strict function tools.")
 @click.option("--only", multiple=True, help="Run only this question id (repeatable).")
 @click.option(
-	"--json", "json_path", default=None, help="Write every grade and the totals to this file (after each question)."
+	"--json",
+	"json_path",
+	default=None,
+	help="Write every grade and the totals to this file (after each question).",
 )
 @pass_context
 def evaluate(
@@ -188,7 +191,13 @@ def evaluate(
 
 		runner = frappe_evaluation.site_runner(values, people, provider_for)
 		report, finished = run_graded(
-			questions, frappe_evaluation.SiteFacts(), runner, provider=name, json_path=path, stub=stub, echo=click.echo
+			questions,
+			frappe_evaluation.SiteFacts(),
+			runner,
+			provider=name,
+			json_path=path,
+			stub=stub,
+			echo=click.echo,
 		)
 	except (EvaluationError, CommandLineError) as exc:
 		raise click.ClickException(str(exc)) from None
@@ -202,7 +211,9 @@ def evaluate(
 
 def _settings_hint(kind: str) -> str:
 	if kind == "auth":
-		return "Check the API key in Agent Settings, or try a candidate with --base-url, --model and --api-key."
+		return (
+			"Check the API key in Agent Settings, or try a candidate with --base-url, --model and --api-key."
+		)
 	return "Check the provider base URL and model in Agent Settings, or try a candidate with --base-url and --model."
 
 

@@ -163,7 +163,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
 def cmd_ask(args: argparse.Namespace) -> int:
 	text = " ".join((args.question or "").split())
 	if not text:
-		raise CommandLineError('ask needs a question, e.g. noviz-agent ask "Which customer owes us the most?"')
+		raise CommandLineError(
+			'ask needs a question, e.g. noviz-agent ask "Which customer owes us the most?"'
+		)
 	if provider_from(args) is not None:
 		return _ask_all([{"id": "ask", "person": args.person or "accounts", "question": text}], args)
 	planned = _planned(text, args.person)
@@ -183,7 +185,10 @@ def _planned(text: str, person: str | None) -> dict | None:
 
 	questions = [q for q in _scripted_questions() if person in (None, q["person"])]
 	found = process.extractOne(
-		text.lower(), [q["question"].lower() for q in questions], scorer=fuzz.token_sort_ratio, score_cutoff=90
+		text.lower(),
+		[q["question"].lower() for q in questions],
+		scorer=fuzz.token_sort_ratio,
+		score_cutoff=90,
 	)
 	return questions[found[2]] if found else None
 
@@ -235,9 +240,7 @@ def _chart_rows(traces: list[dict]) -> list[tuple[str, float, str]]:
 		pairs = list(zip(first.get("y") or [], first.get("x") or [], strict=False))[::-1]
 	else:
 		pairs = list(zip(first.get("x") or [], first.get("y") or [], strict=False))
-	unusual = {
-		str(x) for t in traces if t.get("name") == "Anomaly" for x in (t.get("x") or [])
-	}
+	unusual = {str(x) for t in traces if t.get("name") == "Anomaly" for x in (t.get("x") or [])}
 	rows = [
 		(str(x), float(y), "anomaly" if str(x) in unusual else "actual")
 		for x, y in pairs[-CHART_POINTS:]

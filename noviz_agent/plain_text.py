@@ -53,7 +53,9 @@ def card_text(card: dict) -> str:
 
 def proposal_text(proposal: dict) -> str:
 	"""What would be written: the action, the document, each field (before → after), what is missing."""
-	head = " ".join(str(p) for p in (proposal.get("action"), proposal.get("doctype"), proposal.get("name")) if p)
+	head = " ".join(
+		str(p) for p in (proposal.get("action"), proposal.get("doctype"), proposal.get("name")) if p
+	)
 	lines = [f"Proposal ({head}): {proposal.get('title') or proposal.get('summary') or ''}".rstrip()]
 	if proposal.get("effect"):
 		lines.append(str(proposal["effect"]))

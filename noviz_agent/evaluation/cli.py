@@ -182,7 +182,9 @@ def stub_line(grade) -> str:
 	return line + (f"\n       error: {grade.error[:200]}" if grade.error else "")
 
 
-def run_graded(questions, facts, runner, *, provider: str, json_path: Path | None, stub: bool = False, echo=print):
+def run_graded(
+	questions, facts, runner, *, provider: str, json_path: Path | None, stub: bool = False, echo=print
+):
 	"""Grade the questions one by one, writing the grades after each; (report, finished).
 
 	Ctrl-C, or a provider that stops answering, ends the run with the grades so far written."""

@@ -113,7 +113,9 @@ def test_eval_keeps_the_grades_written_when_interrupted(tmp_path, monkeypatch, c
 
 def test_an_unreachable_provider_is_checked_once_not_on_every_question(capsys):
 	url = f"http://127.0.0.1:{_closed_port()}/v1"
-	code = cli.main(["eval", "--base-url", url, "--model", "m", "--only", "revenue-2025", "--only", "revenue-2026"])
+	code = cli.main(
+		["eval", "--base-url", url, "--model", "m", "--only", "revenue-2025", "--only", "revenue-2026"]
+	)
 	out, err = capsys.readouterr()
 	assert code == 2 and out == ""  # no question was run
 	assert "Could not connect" in err and "--base-url" in err and "NOVIZ_BASE_URL" in err
@@ -257,7 +259,9 @@ def test_eval_takes_a_tool_call_format_for_local_models(monkeypatch):
 
 	parser = argparse.ArgumentParser()
 	eval_cli.add_provider_options(parser)
-	args = parser.parse_args(["--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--tool-call-format", "text"])
+	args = parser.parse_args(
+		["--base-url", "http://127.0.0.1:1/v1", "--model", "m", "--tool-call-format", "text"]
+	)
 	name, provider = eval_cli.provider_from(args)
 	assert provider.settings.tool_call_format == "text" and name == "m at http://127.0.0.1:1/v1"
 	monkeypatch.setenv("NOVIZ_TOOL_CALL_FORMAT", "auto")
@@ -271,7 +275,9 @@ def _click_options(function: str) -> set[str]:
 	names = set()
 	for decorator in found.decorator_list:
 		if isinstance(decorator, ast.Call) and getattr(decorator.func, "attr", "") == "option":
-			names |= {a.value for a in decorator.args if isinstance(a.value, str) and a.value.startswith("--")}
+			names |= {
+				a.value for a in decorator.args if isinstance(a.value, str) and a.value.startswith("--")
+			}
 	return names
 
 
@@ -297,11 +303,13 @@ def test_the_test_script_shows_progress_and_says_before_it_installs_a_system_pac
 	log = tmp_path / "calls.log"
 	for name, body in (
 		("apt-get", f'echo "apt-get $*" >> {log}; echo "apt-get ran"'),
-		("id", 'echo 0'),
+		("id", "echo 0"),
 	):
 		(bin_dir / name).write_text(f"#!/bin/sh\n{body}\n")
 		(bin_dir / name).chmod(0o755)
-	(venv / "bin" / "python").write_text(f'#!/bin/sh\necho "python $*" >> {log}\necho "Collecting something"\n')
+	(venv / "bin" / "python").write_text(
+		f'#!/bin/sh\necho "python $*" >> {log}\necho "Collecting something"\n'
+	)
 	(venv / "bin" / "python").chmod(0o755)
 	done = subprocess.run(
 		["bash", str(ROOT / "scripts" / "run-tests.sh"), "-q"],
@@ -322,13 +330,20 @@ def test_the_test_script_shows_progress_and_says_before_it_installs_a_system_pac
 	assert "Collecting something" in done.stdout  # pip's own lines are shown, not hidden by -q
 	calls = log.read_text()
 	pip = [line for line in calls.splitlines() if " pip install " in line]
-	assert "python -m pip install --progress-bar off -e .[test,pdf]" in pip and all(" -q" not in line for line in pip)
+	assert "python -m pip install --progress-bar off -e .[test,pdf]" in pip and all(
+		" -q" not in line for line in pip
+	)
 	skipped = subprocess.run(
 		["bash", str(ROOT / "scripts" / "run-tests.sh")],
 		capture_output=True,
 		text=True,
 		timeout=60,
-		env={**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "NOVIZ_VENV": str(venv),
-			"NOVIZ_CHROMIUM": str(tmp_path / "no-chromium"), "NOVIZ_NO_APT": "1"},
+		env={
+			**os.environ,
+			"PATH": f"{bin_dir}:{os.environ['PATH']}",
+			"NOVIZ_VENV": str(venv),
+			"NOVIZ_CHROMIUM": str(tmp_path / "no-chromium"),
+			"NOVIZ_NO_APT": "1",
+		},
 	)
 	assert "apt-get ran" not in skipped.stdout and "browser tests will be skipped" in skipped.stdout

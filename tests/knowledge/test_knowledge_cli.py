@@ -145,7 +145,12 @@ def test_embedded_server_in_a_data_dir(run, write, docs_root):
 
 
 def test_search_shows_why_a_passage_matched_not_a_raw_fusion_score(run, write, docs_root):
-	write("selling", "returns", "## Credit notes\n\nA credit note reverses a sales invoice.", title="Sales returns")
+	write(
+		"selling",
+		"returns",
+		"## Credit notes\n\nA credit note reverses a sales invoice.",
+		title="Sales returns",
+	)
 	write("stock", "valuation", "## FIFO\n\nOldest lots are issued first.", title="Valuation")
 	run("knowledge", "index", "--docs", str(docs_root))
 	code, out, err = run("knowledge", "search", "credit note", "--docs", str(docs_root), "--k", "2")
