@@ -23,12 +23,10 @@ SCOPE_HELP = "named on the output and the PDF (the rows file does not say)"
 
 
 def _command(commands, name: str, summary: str, description: str, examples: list[str]):
+	epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
+	raw = argparse.RawDescriptionHelpFormatter
 	return commands.add_parser(
-		name,
-		help=summary,
-		description=description,
-		epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
-		formatter_class=argparse.RawDescriptionHelpFormatter,
+		name, help=summary, description=description, epilog=epilog, formatter_class=raw
 	)
 
 

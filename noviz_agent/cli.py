@@ -27,14 +27,12 @@ from noviz_agent import __version__
 GROUPS = ("noviz_agent.demo", "analytics.cli", "knowledge.cli", "noviz_agent.evaluation.cli")
 
 
-def command(subparsers, name: str, summary: str, description: str, examples: list[str]):
+def command(commands, name: str, summary: str, description: str, examples: list[str]):
 	"""A sub-command whose help has a description and examples (one command line each)."""
-	return subparsers.add_parser(
-		name,
-		help=summary,
-		description=description,
-		epilog="examples:\n" + "\n".join(f"  {line}" for line in examples),
-		formatter_class=argparse.RawDescriptionHelpFormatter,
+	epilog = "examples:\n" + "\n".join(f"  {line}" for line in examples)
+	raw = argparse.RawDescriptionHelpFormatter
+	return commands.add_parser(
+		name, help=summary, description=description, epilog=epilog, formatter_class=raw
 	)
 
 

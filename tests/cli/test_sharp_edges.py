@@ -311,18 +311,23 @@ def test_the_test_script_shows_progress_and_says_before_it_installs_a_system_pac
 		f'#!/bin/sh\necho "python $*" >> {log}\necho "Collecting something"\n'
 	)
 	(venv / "bin" / "python").chmod(0o755)
-	done = subprocess.run(
-		["bash", str(ROOT / "scripts" / "run-tests.sh"), "-q"],
-		capture_output=True,
-		text=True,
-		timeout=60,
-		env={
-			**os.environ,
-			"PATH": f"{bin_dir}:{os.environ['PATH']}",
-			"NOVIZ_VENV": str(venv),
-			"NOVIZ_CHROMIUM": str(tmp_path / "no-chromium"),
-		},
-	)
+
+	def run_script(*argv, **env):
+		return subprocess.run(
+			["bash", str(ROOT / "scripts" / "run-tests.sh"), *argv],
+			capture_output=True,
+			text=True,
+			timeout=60,
+			env={
+				**os.environ,
+				"PATH": f"{bin_dir}:{os.environ['PATH']}",
+				"NOVIZ_VENV": str(venv),
+				"NOVIZ_CHROMIUM": str(tmp_path / "no-chromium"),
+				**env,
+			},
+		)
+
+	done = run_script("-q")
 	assert done.returncode == 0, done.stderr
 	lines = done.stdout.splitlines()
 	said = next(i for i, line in enumerate(lines) if "installing the system package chromium" in line)
@@ -333,17 +338,5 @@ def test_the_test_script_shows_progress_and_says_before_it_installs_a_system_pac
 	assert "python -m pip install --progress-bar off -e .[test,pdf]" in pip and all(
 		" -q" not in line for line in pip
 	)
-	skipped = subprocess.run(
-		["bash", str(ROOT / "scripts" / "run-tests.sh")],
-		capture_output=True,
-		text=True,
-		timeout=60,
-		env={
-			**os.environ,
-			"PATH": f"{bin_dir}:{os.environ['PATH']}",
-			"NOVIZ_VENV": str(venv),
-			"NOVIZ_CHROMIUM": str(tmp_path / "no-chromium"),
-			"NOVIZ_NO_APT": "1",
-		},
-	)
+	skipped = run_script(NOVIZ_NO_APT="1")
 	assert "apt-get ran" not in skipped.stdout and "browser tests will be skipped" in skipped.stdout
