@@ -1,8 +1,13 @@
 """A PDF of a dashboard, drawn with matplotlib from the same figure data the chat shows.
 
 Plotly's own image export needs a Chrome binary that servers rarely have; matplotlib is a
-plain wheel, so the PDF works wherever the package installs. Only the trace types this
-package produces are drawn (scatter, bar, pie, heatmap); anything else is listed, not drawn.
+plain wheel. It is the `pdf` extra (`pip install 'noviz_agent[pdf]'`, about 75 MB with its
+font tools): without it everything else works and `render` says how to add it. Only the trace
+types this package produces are drawn (scatter, bar, pie, heatmap); anything else is left out.
+
+Every page names whose figures they are: the company, currency and period of its analysis
+(from the panel, else its chart's scope, else `meta`), a last period still running marked as
+such, and "not given" where nobody said; an amount is never printed beside a missing currency.
 
 `meta` (all optional) is what the site knows: `company`, `currency`, `period`, `generated_on`,
 `generated_by`, `letter_head` (its name, as text) or `letter_head_image` (an image array), and
@@ -14,22 +19,42 @@ from __future__ import annotations
 import io
 import textwrap
 
-import matplotlib
-
-matplotlib.use("Agg")
-
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.backends.backend_pdf import PdfPages  # noqa: E402
-
-from analytics.charts import PALETTE  # noqa: E402
-from analytics.result import num  # noqa: E402
+from analytics.charts import PALETTE, scope_of
+from analytics.errors import AnalyticsError
+from analytics.result import num
 
 PAGE = (8.27, 11.69)  # A4 portrait, inches
+NEEDS_MATPLOTLIB = (
+	"The analysis PDF needs matplotlib, which is not installed here: pip install 'noviz_agent[pdf]' "
+	"(on a bench: bench pip install 'matplotlib>=3.7'). Everything else works without it."
+)
+NOT_GIVEN = "not given"
 
 
-def _draw(ax, figure: dict) -> None:
-	title = ((figure.get("layout") or {}).get("title") or {}).get("text", "")
-	ax.set_title(textwrap.shorten(title, 70), fontsize=10)
+class PdfUnavailable(AnalyticsError):
+	"""The PDF cannot be drawn here: its library is not installed (the message says how to add it)."""
+
+
+def _pyplot():
+	"""matplotlib's pyplot and PdfPages on the Agg backend, or PdfUnavailable saying what to install."""
+	try:
+		import matplotlib
+	except ImportError:
+		raise PdfUnavailable(NEEDS_MATPLOTLIB) from None
+	matplotlib.use("Agg")
+	import matplotlib.pyplot as plt
+	from matplotlib.backends.backend_pdf import PdfPages
+
+	return plt, PdfPages
+
+
+def _draw(plt, ax, figure: dict) -> None:
+	heading = (figure.get("layout") or {}).get("title") or {}
+	title = textwrap.shorten(heading.get("text", ""), 70)
+	below = (heading.get("subtitle") or {}).get("text")
+	ax.set_title(
+		f"{title}\n{textwrap.shorten(below, 90)}" if below else title, fontsize=10 if not below else 9
+	)
 	data = figure.get("data") or []
 	bars = [t for t in data if t.get("type") == "bar"]
 	stacked = (figure.get("layout") or {}).get("barmode") == "stack"
@@ -114,7 +139,9 @@ def default_format(value, unit: str | None = None, currency: str | None = None) 
 	if isinstance(value, str):
 		return value
 	if unit == "currency":
-		return f"{currency} {num(value)}".strip() if value is not None else "n/a"
+		if value is None:
+			return "n/a"
+		return f"{currency} {num(value)}" if currency else num(value)
 	if unit in ("count", "people", "documents") and value is not None:
 		return f"{round(value):,}"
 	return num(value, unit)
@@ -130,14 +157,14 @@ def change_text(kpi: dict) -> str:
 	return f"{text} vs {kpi['prior_label']}" if kpi.get("prior_label") else text
 
 
-def _header(fig, meta: dict, title: str, subtitle: str) -> None:
+def _header(plt, fig, meta: dict, title: str, subtitle: str, company: str | None) -> None:
 	letter_head = meta.get("letter_head_image")
 	if letter_head is not None:
 		ax = fig.add_axes([0.03, 0.915, 0.3, 0.07])
 		ax.imshow(letter_head)
 		ax.axis("off")
 	else:
-		fig.text(0.03, 0.95, meta.get("letter_head") or meta.get("company") or "", fontsize=12, weight="bold")
+		fig.text(0.03, 0.95, meta.get("letter_head") or company or "", fontsize=12, weight="bold")
 	made = " ".join(
 		p
 		for p in (
@@ -152,13 +179,27 @@ def _header(fig, meta: dict, title: str, subtitle: str) -> None:
 	fig.text(0.03, 0.835, subtitle, fontsize=8.5, color="#333333")
 
 
-def _facts(meta: dict, period: str | None) -> str:
+def panel_scope(panel: dict, meta: dict) -> dict:
+	"""Whose figures a page shows: the panel's own company, currency and period, else those its
+	chart carries, else the site's (`meta`); `partial` is the label of a last period still running."""
+	chart = scope_of(panel.get("chart"))
+	scope = {}
+	for key in ("company", "currency", "period"):
+		scope[key] = panel.get(key) or chart.get(key) or meta.get(key)
+	scope["partial"] = panel.get("partial") or chart.get("partial")
+	return scope
+
+
+def _facts(scope: dict) -> str:
+	period = scope.get("period") or NOT_GIVEN
+	if scope.get("partial"):
+		period = f"{period} ({scope['partial']} is not over: figures so far)"
 	parts = [
-		("Company", meta.get("company")),
-		("Period", period or meta.get("period")),
-		("Currency", meta.get("currency")),
+		("Company", scope.get("company") or NOT_GIVEN),
+		("Period", period),
+		("Currency", scope.get("currency") or NOT_GIVEN),
 	]
-	return "    ".join(f"{label}: {value}" for label, value in parts if value)
+	return "    ".join(f"{label}: {value}" for label, value in parts)
 
 
 def _grid(ax, rows: list[list[str]], header: list[str], numeric: list[bool], font: float) -> None:
@@ -221,13 +262,14 @@ def _table_rows(table: dict | None, fmt, currency) -> tuple[list[str], list[list
 	return header, rows, numeric
 
 
-def _page(pdf: PdfPages, meta: dict, title: str, panel: dict, number: int, pages: int) -> None:
+def _page(plt, pdf, meta: dict, title: str, panel: dict, number: int, pages: int) -> None:
 	fmt = meta.get("format") or default_format
-	currency = meta.get("currency")
+	scope = panel_scope(panel, meta)
+	currency = scope["currency"]
 	fig = plt.figure(figsize=LANDSCAPE)
-	subtitle = _facts(meta, panel.get("period"))
+	subtitle = _facts(scope)
 	heading = title if not panel.get("title") or panel.get("title") == title else f"{title}: {panel['title']}"
-	_header(fig, meta, heading, subtitle)
+	_header(plt, fig, meta, heading, subtitle, scope["company"])
 	kpis = panel.get("kpis") or []
 	kpi_height = min(0.3, 0.033 * (len(kpis) + 1)) if kpis else 0
 	if kpis:
@@ -244,7 +286,7 @@ def _page(pdf: PdfPages, meta: dict, title: str, panel: dict, number: int, pages
 		_grid(fig.add_axes([0.03, 0.1, 0.44, top - 0.1]), rows, header, numeric, 6.5)
 	notes = (panel.get("observations") or []) + (panel.get("watch_outs") or [])
 	if panel.get("chart"):
-		_draw(fig.add_axes([0.55, 0.3, 0.41, 0.5]), panel["chart"])
+		_draw(plt, fig.add_axes([0.55, 0.3, 0.41, 0.5]), panel["chart"])
 	y = 0.2 if panel.get("chart") else 0.8
 	for sentence in notes[:5]:
 		for line in textwrap.wrap(sentence, 80)[:2]:
@@ -258,14 +300,16 @@ def _page(pdf: PdfPages, meta: dict, title: str, panel: dict, number: int, pages
 def render(dashboard: dict, meta: dict | None = None) -> bytes:
 	"""The dashboard as a report: per analysis one landscape page with the site's letter head, title,
 	company, period, currency, who generated it and when, its KPIs and table formatted as in the chat,
-	its chart beside them, and page numbers. `meta` comes from the site (see the module docstring)."""
+	its chart beside them, and page numbers. `meta` comes from the site (see the module docstring).
+	Raises PdfUnavailable when matplotlib (the `pdf` extra) is not installed."""
+	plt, PdfPages = _pyplot()
 	meta = dict(meta or {})
 	panels = dashboard.get("panels") or [{"title": "", "kpis": dashboard.get("kpis") or []}]
 	title = dashboard.get("title", "Dashboard")
 	buffer = io.BytesIO()
 	with PdfPages(buffer) as pdf:
 		for number, panel in enumerate(panels, start=1):
-			_page(pdf, meta, title, panel, number, len(panels))
+			_page(plt, pdf, meta, title, panel, number, len(panels))
 		info = pdf.infodict()
 		info["Title"] = title
 		if meta.get("generated_by"):

@@ -891,9 +891,11 @@ def _letter_head_image(file_url: str | None):
 	try:
 		import io
 
-		import matplotlib.image
+		import numpy
+		from PIL import Image
 
 		content = frappe.get_doc("File", {"file_url": file_url}).get_content()
-		return matplotlib.image.imread(io.BytesIO(content), format=file_url.rsplit(".", 1)[-1].lower())
+		with Image.open(io.BytesIO(content)) as image:
+			return numpy.asarray(image.convert("RGBA"))
 	except Exception:
 		return None

@@ -77,6 +77,11 @@ def doctor(context, skip_provider):
 @noviz_agent.command("eval")
 @click.option("--oracle", is_flag=True, help="Use the scripted oracle model instead of the site's provider.")
 @click.option(
+	"--stub",
+	is_flag=True,
+	help="Use the OpenAI-compatible HTTP stub on 127.0.0.1 (a rule-based demo, not a model).",
+)
+@click.option(
 	"--user",
 	"users",
 	multiple=True,
@@ -86,22 +91,57 @@ def doctor(context, skip_provider):
 @click.option("--base-url", default=None, help="Evaluate this OpenAI-compatible provider, not the site's.")
 @click.option("--model", default=None, help="The candidate model's name (with --base-url).")
 @click.option("--api-key", default="", help="The candidate provider's API key (with --base-url).")
+@click.option(
+	"--tool-call-format",
+	type=click.Choice(["native", "text", "auto"]),
+	default=None,
+	help="How the candidate model sends tool calls (default: native; text or auto for local models "
+	"that print them).",
+)
+@click.option("--strict-tools", is_flag=True, help="Send the candidate model strict function tools.")
 @click.option("--only", multiple=True, help="Run only this question id (repeatable).")
-@click.option("--json", "json_path", default=None, help="Also write every grade and the totals to this file.")
+@click.option(
+	"--json",
+	"json_path",
+	default=None,
+	help="Write every grade and the totals to this file (after each question).",
+)
 @pass_context
-def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
-	"""Run the labelled questions through the real turn against this site and grade the answers."""
+def evaluate(
+	context, oracle, stub, users, base_url, model, api_key, tool_call_format, strict_tools, only, json_path
+):
+	"""Run the labelled questions through the real turn against this site and grade the answers.
+
+	The same options as `noviz-agent eval` without a site: --oracle, --stub, a candidate provider
+	(--base-url, --model, --api-key, --tool-call-format, --strict-tools), --only and --json.
+	"""
+	from contextlib import ExitStack
+
 	from noviz_agent.edge import frappe_evaluation, frappe_session
 	from noviz_agent.evaluation import seed
-	from noviz_agent.evaluation.harness import EvaluationError, evaluate, load_questions
+	from noviz_agent.evaluation.cli import (
+		CommandLineError,
+		check_provider,
+		check_writable,
+		exit_code,
+		run_graded,
+	)
+	from noviz_agent.evaluation.harness import EvaluationError, load_questions
 
+	if oracle and stub:
+		raise click.ClickException("--oracle and --stub are two different models: choose one")
 	people = {key: persona.user for key, persona in seed.PERSONAS.items()}
 	for pair in users:
 		person, _, email = pair.partition("=")
 		if not email:
 			raise click.ClickException(f"--user takes PERSON=EMAIL, got {pair!r}")
 		people[person.strip()] = email.strip()
+	try:
+		path = check_writable(json_path)  # before anything runs, so no grade is lost to a bad path
+	except CommandLineError as exc:
+		raise click.ClickException(str(exc)) from None
 	_connect(context)
+	stack = ExitStack()
 	try:
 		frappe.set_user("Administrator")
 		questions = load_questions()
@@ -117,42 +157,64 @@ def evaluate(context, oracle, users, base_url, model, api_key, only, json_path):
 
 			def provider_for(question, session):
 				return oracle_model(question, session.registry)
-		elif base_url or model:
-			# A candidate model, tried before anyone switches Agent Settings over to it.
+		else:
 			from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings
 
-			if not (base_url and model):
-				raise click.ClickException("--base-url and --model go together")
-			try:
-				provider = OpenAICompatibleProvider(ProviderSettings(base_url, api_key=api_key, model=model))
-			except ValueError as exc:  # the settings' own words: what is wrong with the URL or model
-				raise click.ClickException(str(exc)) from None
-			name = f"{model} at {base_url}"
+			if stub:
+				from noviz_agent.testing.stub_provider import StubProvider
 
-			def provider_for(question, session):
-				return provider
-		else:
-			provider = frappe_session.make_provider(values)
-			name = f"{values.get('model')} at {values.get('base_url')}"
+				base_url, model, api_key = stack.enter_context(StubProvider()).base_url, "stub-model", ""
+			if base_url or model:
+				# A candidate model (or the stub), tried before anyone switches Agent Settings over to it.
+				if not (base_url and model):
+					raise click.ClickException("--base-url and --model go together")
+				try:
+					settings = ProviderSettings(
+						base_url,
+						api_key=api_key,
+						model=model,
+						tool_call_format=tool_call_format or "native",
+						strict_tools=strict_tools,
+					)
+				except ValueError as exc:  # the settings' own words: what is wrong with the URL or model
+					raise click.ClickException(str(exc)) from None
+				provider = OpenAICompatibleProvider(settings)
+				name = "http stub" if stub else f"{model} at {base_url}"
+			else:
+				provider = frappe_session.make_provider(values)
+				name = f"{values.get('model')} at {values.get('base_url')}"
+			# Asked once before the run: an unreachable provider stops it here, not after every question.
+			check_provider(provider, hint=None if (base_url or stub) else _settings_hint)
 
 			def provider_for(question, session):
 				return provider
 
 		runner = frappe_evaluation.site_runner(values, people, provider_for)
-		report = evaluate(
-			questions, frappe_evaluation.facts_for(people), runner, provider=name, echo=click.echo
+		report, finished = run_graded(
+			questions,
+			frappe_evaluation.facts_for(people),
+			runner,
+			provider=name,
+			json_path=path,
+			stub=stub,
+			echo=click.echo,
 		)
-	except EvaluationError as exc:
+	except (EvaluationError, CommandLineError) as exc:
 		raise click.ClickException(str(exc)) from None
 	except frappe_session.NotConfigured as exc:
 		raise click.ClickException(f"{exc} {exc.admin_hint} Or run with --oracle.") from None
 	finally:
+		stack.close()
 		frappe.destroy()
-	if json_path:
-		with open(json_path, "w", encoding="utf-8") as handle:
-			json.dump(report.to_dict(), handle, indent=1, default=str)
-	totals = report.totals()
-	sys.exit(0 if totals["passed"] == totals["questions"] else 3)
+	sys.exit(exit_code(report, finished, stub=stub))
+
+
+def _settings_hint(kind: str) -> str:
+	if kind == "auth":
+		return (
+			"Check the API key in Agent Settings, or try a candidate with --base-url, --model and --api-key."
+		)
+	return "Check the provider base URL and model in Agent Settings, or try a candidate with --base-url and --model."
 
 
 @noviz_agent.command("index-knowledge")

@@ -7,10 +7,68 @@ import json
 MAX_CELL = 40
 
 
-def _cell(value) -> str:
-	text = "" if value is None else str(value)
+NUMERIC = ("Currency", "Float", "Int", "Percent")
+
+
+def _cell(value, fieldtype: str | None = None) -> str:
+	if fieldtype in NUMERIC and isinstance(value, int | float) and not isinstance(value, bool):
+		text = _number(value, fieldtype)
+	else:
+		text = "" if value is None else str(value)
 	text = " ".join(text.split())
 	return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
+
+
+def _number(value: float, fieldtype: str | None) -> str:
+	"""1234.5 as 1,234.50 (money), whole counts without decimals, percentages with a % sign."""
+	if fieldtype == "Int" or (fieldtype != "Currency" and float(value).is_integer()):
+		text = f"{value:,.0f}"
+	else:
+		text = f"{value:,.2f}"
+	return f"{text}%" if fieldtype == "Percent" else text
+
+
+def card_text(card: dict) -> str:
+	"""`[Revenue 2026-11] 34,857.00 USD (-8.7% vs 2026-10)`: a KPI card's value and change."""
+	value = card.get("value")
+	if isinstance(value, int | float) and not isinstance(value, bool):
+		shown = _number(value, card.get("fieldtype") or "Float")
+		if card.get("currency"):
+			shown = f"{shown} {card['currency']}"
+		elif card.get("unit"):
+			shown = f"{shown} {card['unit']}"
+	else:
+		shown = "n/a" if value is None else str(value)
+	line = f"[{card.get('title')}] {shown}"
+	change = card.get("change")
+	if isinstance(change, int | float) and not isinstance(change, bool):
+		text = f"{change:+.1f}{' pts' if card.get('change_kind') == 'points' else '%'}"
+		line += f" ({text} vs {card['compared_with']})" if card.get("compared_with") else f" ({text})"
+	elif change:
+		line += f" ({change})"
+	if card.get("subtitle"):
+		line += f" — {card['subtitle']}"
+	return line
+
+
+def proposal_text(proposal: dict) -> str:
+	"""What would be written: the action, the document, each field (before → after), what is missing."""
+	head = " ".join(
+		str(p) for p in (proposal.get("action"), proposal.get("doctype"), proposal.get("name")) if p
+	)
+	lines = [f"Proposal ({head}): {proposal.get('title') or proposal.get('summary') or ''}".rstrip()]
+	if proposal.get("effect"):
+		lines.append(str(proposal["effect"]))
+	for field in proposal.get("fields") or ():
+		value = field.get("value")
+		shown = f"{field.get('before')} → {value}" if field.get("changed") else value
+		lines.append(f"  {field.get('label') or field.get('key')}: {shown}")
+	if proposal.get("values"):
+		lines.append(json.dumps(proposal["values"], indent=2, default=str, ensure_ascii=False))
+	if proposal.get("missing"):
+		lines.append(f"  still empty (ERPNext will ask): {', '.join(proposal['missing'])}")
+	lines.append(f"token: {proposal.get('token')}")
+	return "\n".join(lines)
 
 
 def table_text(table: dict) -> str:
@@ -18,7 +76,7 @@ def table_text(table: dict) -> str:
 	columns = table.get("columns") or []
 	rows = table.get("rows") or []
 	header = [_cell(c.get("label") or c.get("key")) for c in columns]
-	body = [[_cell(row.get(c.get("key"))) for c in columns] for row in rows]
+	body = [[_cell(row.get(c.get("key")), c.get("fieldtype")) for c in columns] for row in rows]
 	widths = [max([len(h)] + [len(r[i]) for r in body]) for i, h in enumerate(header)]
 
 	def line(cells):
@@ -53,13 +111,8 @@ def response_text(response: dict) -> str:
 		)
 	if response.get("table"):
 		parts.append(table_text(response["table"]))
-	for card in response.get("cards") or ():
-		line = f"[{card.get('title')}] {card.get('value')}"
-		if card.get("change"):
-			line += f" ({card['change']})"
-		if card.get("subtitle"):
-			line += f" — {card['subtitle']}"
-		parts.append(line)
+	if response.get("cards"):
+		parts.append("\n".join(card_text(card) for card in response["cards"]))
 	if response.get("chart"):
 		traces = (response["chart"] or {}).get("data") or []
 		title = ((response["chart"] or {}).get("layout") or {}).get("title")
@@ -67,13 +120,7 @@ def response_text(response: dict) -> str:
 			title = title.get("text")
 		parts.append(f"[chart: {title or 'untitled'}, {len(traces)} series]")
 	if response.get("proposal"):
-		proposal = response["proposal"]
-		parts.append(
-			f"Proposal ({proposal.get('action')} {proposal.get('doctype')} {proposal.get('name') or ''}): "
-			f"{proposal.get('summary') or proposal.get('title')}\n"
-			+ json.dumps(proposal.get("values") or {}, indent=2, default=str, ensure_ascii=False)
-			+ f"\ntoken: {proposal.get('token')}"
-		)
+		parts.append(proposal_text(response["proposal"]))
 	for flag in response.get("flags") or ():
 		parts.append(f"Check: {flag.get('value')} — {flag.get('message')}")
 	if response.get("sources"):

@@ -153,6 +153,11 @@ def build(
 	invoices = _sales_invoices(rng, customers, starts, today, base)
 	purchases = _purchase_invoices(rng, starts, today)
 	orders = _sales_orders(rng, customers, today)
+	for document in (*invoices, *purchases, *orders):
+		# A child row's name is unique across its table, as frappe names them (not per document).
+		for line in document.get("items") or ():
+			if "line_id" in line:
+				line["line_id"] = f"{document['name']}-{line['line_id']}"
 	return {
 		"customer": customers,
 		"supplier": suppliers,

@@ -162,6 +162,8 @@ def compute(session, key: str, params: dict | None = None, company: str | None =
 	result["warnings"] = notes + result.get("warnings", [])
 	result.update(scope.describe())
 	result["period"] = period_of(analysis, params, _today(session))
+	if result.get("chart"):  # the chart's title names the company, currency and period too
+		result["chart"] = charts.scoped(result["chart"], result)
 	return result
 
 
@@ -359,6 +361,8 @@ def compare_segments_tool(
 
 
 def _compare_answer(session, result: dict) -> dict:
+	if result.get("chart"):
+		result["chart"] = charts.scoped(result["chart"], result)
 	full = {**result}
 	sides = full.pop("results", [])
 	result_id = _store(session, {**full, "sides": sides}, kind="comparison")
@@ -547,6 +551,8 @@ def chart_tool(
 		figure = charts.line(heading, labels, series)
 	else:
 		figure = charts.grouped(heading, labels, series, stacked=kind == "stacked")
+	if record.get("kind") in ("analysis", "comparison"):
+		figure = charts.scoped(figure, record["result"])
 	return {"chart": figure, "title": heading}
 
 
@@ -583,10 +589,14 @@ def dashboard_pdf(session, result_id: str, meta: dict | None = None) -> bytes:
 	from analytics.pdf import render
 
 	record = _stored(session, result_id)
-	if record.get("kind") == "dashboard":
-		return render(record["result"], meta)
-	if record.get("kind") == "analysis":
-		return render(build_dashboard([record["result"]], record["result"].get("title") or "Analysis"), meta)
+	try:
+		if record.get("kind") == "dashboard":
+			return render(record["result"], meta)
+		if record.get("kind") == "analysis":
+			title = record["result"].get("title") or "Analysis"
+			return render(build_dashboard([record["result"]], title), meta)
+	except AnalyticsError as exc:  # the pdf extra is not installed: the message says how to add it
+		raise ToolError(str(exc)) from None
 	raise ToolError("Only dashboards and analyses can be exported as PDF.")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -141,3 +142,26 @@ def test_embedded_server_in_a_data_dir(run, write, docs_root):
 	finally:
 		service.close_all()
 		shutil.rmtree(data_dir.parent, ignore_errors=True)
+
+
+def test_search_shows_why_a_passage_matched_not_a_raw_fusion_score(run, write, docs_root):
+	write(
+		"selling",
+		"returns",
+		"## Credit notes\n\nA credit note reverses a sales invoice.",
+		title="Sales returns",
+	)
+	write("stock", "valuation", "## FIFO\n\nOldest lots are issued first.", title="Valuation")
+	run("knowledge", "index", "--docs", str(docs_root))
+	code, out, err = run("knowledge", "search", "credit note", "--docs", str(docs_root), "--k", "2")
+	assert code == 0, err
+	first = out.splitlines()[:2]
+	assert first[0].startswith("1. Sales returns > Credit notes")
+	assert first[1].startswith("   why: shares words with the question and close in meaning (")
+	assert "score" not in out and not re.search(r"\b0\.0\d{3}\b", out)
+
+
+def test_index_progress_is_a_library_progress_bar(run, write, docs_root):
+	write("stock", "valuation", "## FIFO\n\nOldest first.")
+	code, _, err = run("knowledge", "index", "--docs", str(docs_root))
+	assert code == 0 and "indexing: 100%" in err and "1/1" in err and "doc" in err
