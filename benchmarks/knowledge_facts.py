@@ -46,7 +46,7 @@ PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "pri
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
 	"default": ({"doctype", "field", "value"}, {"absent_before"}),
-	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only"}),
+	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "fieldtype"}),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
 	"report": ({"names", "exists"}, set()),
@@ -191,7 +191,8 @@ class SourceTree:
 			raise FactsError(
 				f"{root}: no frappe and erpnext repositories found in it (found {sorted(self.apps)})"
 			)
-		self.version = _tree_version(self.root / "erpnext" / "erpnext" / "__init__.py")
+		self.app_versions = {app: _tree_version(self.root / app / app / "__init__.py") for app in self.apps}
+		self.version = self.app_versions["erpnext"]
 		self.release = int(self.version.split(".")[0]) if self.version[:1].isdigit() else None
 		self.label = f"ERPNext {self.version} source tree"
 		self._doctypes: dict[str, tuple[str, dict]] = {}
@@ -226,11 +227,12 @@ class SourceTree:
 		pattern = rf'"doctype":\s*"{re.escape(doctype)}",\s*"name":\s*_?\(?"([^"]+)"'
 		return set(re.findall(pattern, path.read_text(encoding="utf-8")))
 
-	def code_matches(self, file: str, pattern: str) -> bool:
-		"""Whether ``file`` (``app/path`` in this tree) has a match for ``pattern``."""
+	def code_matches(self, file: str, pattern: str) -> bool | str:
+		"""Whether ``file`` (``app/path`` in this tree) has a match for ``pattern``; "missing" when
+		the file is not in this tree (a file of another release, or a wrong path: the fact fails)."""
 		path = self.root / file
 		if not path.is_file():
-			raise FactsError(f"{path}: source file not found in the tree (a 'code' fact names it)")
+			return "missing"
 		return re.search(pattern, path.read_text(encoding="utf-8"), re.MULTILINE) is not None
 
 	def missing_sources(self, docs_dir: Path = DOCS_DIR) -> tuple[int, list[str]]:
@@ -272,7 +274,8 @@ class Site:
 				f"cannot open site {site!r} ({exc}); run this from the bench's sites folder with the bench's Python"
 			) from None
 		self.apps = set(frappe.get_installed_apps())
-		self.version = frappe.get_attr("erpnext.__version__")
+		self.app_versions = {app: str(frappe.get_attr(f"{app}.__version__")) for app in self.apps}
+		self.version = self.app_versions["erpnext"]
 		self.release = int(str(self.version).split(".")[0])
 		self.label = f"ERPNext {self.version} site {site}"
 
@@ -314,6 +317,8 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		found = reader.code_matches(spec["file"], spec["pattern"])
 		if found is None:
 			return "skip", "source file checks need a source tree"
+		if found == "missing":
+			return "fail", f"{spec['file']} is not in this tree"
 		wanted = not spec.get("absent", False)
 		return _result(found == wanted, f"{spec['file']} {'lacks' if wanted else 'has'} /{spec['pattern']}/")
 	if fact.kind == "report":
@@ -382,7 +387,7 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		return _result(not problems, "; ".join(problems))
 	wrong = {
 		k: df.get(k)
-		for k in ("label", "permlevel", "allow_on_submit", "read_only")
+		for k in ("label", "permlevel", "allow_on_submit", "read_only", "fieldtype")
 		if k in spec and _norm(df.get(k), k) != _norm(spec[k], k)
 	}
 	return _result(not wrong, f"actual {wrong}")
@@ -395,6 +400,10 @@ def check_for_release(fact: Fact, reader) -> tuple[str, str]:
 	release = getattr(reader, "release", None)
 	if release is None or release in fact.versions or status == "skip":
 		return status, detail
+	app_version = getattr(reader, "app_versions", {}).get(fact.needs, "")
+	if "dev" in app_version:
+		# A development snapshot of the app says nothing about its release: neither held nor failed.
+		return "skip", f"{fact.needs} {app_version} here is a development snapshot, not a release"
 	if status == "pass":
 		return "fail", f"holds in ERPNext {release} too: add {release} to its versions"
 	return "other", ""
