@@ -64,13 +64,11 @@ def search(args: dict, session) -> dict:
 	limit = int(args.get("limit") or 5)
 	base = knowledge_base(session)
 	site = site_major(getattr(session, "erpnext_version", None))
+	# The site's release is passed only when known, so a knowledge base that predates it still answers.
+	release = {"site_version": site} if site is not None else {}
 	try:
 		passages = base.search(
-			query,
-			k=min(max(limit, 1), MAX_PASSAGES),
-			module=module,
-			roles=session.person.roles,
-			site_version=site,
+			query, k=min(max(limit, 1), MAX_PASSAGES), module=module, roles=session.person.roles, **release
 		)
 	except KnowledgeError as exc:
 		raise ToolError(f"Knowledge search failed: {exc}") from None

@@ -200,15 +200,24 @@ def test_main_exits_non_zero_when_a_fact_fails_and_two_on_a_bad_source(tmp_path,
 	assert "not a folder" in capsys.readouterr().err
 
 
-def test_document_sources_missing_from_the_tree_are_listed(tmp_path, tree):
-	docs = tmp_path / "docs" / "stock"
-	docs.mkdir(parents=True)
-	(docs / "a.md").write_text(
-		"---\ntitle: A\nmodule: stock\nsources:\n  - frappe/erpnext:erpnext/setup/install_fixtures.py\n"
-		"  - frappe/erpnext:erpnext/stock/gone.py\n  - 'manual: https://example.org/page'\n---\nbody\n",
-		encoding="utf-8",
+def sources_doc(docs: Path, module: str, sources: list[str]) -> Path:
+	"""A one-document folder whose front matter names ``sources``."""
+	(docs / module).mkdir(parents=True)
+	lines = "".join(f"  - {source}\n" for source in sources)
+	(docs / module / "a.md").write_text(
+		f"---\ntitle: A\nmodule: {module}\nsources:\n{lines}---\nbody\n", encoding="utf-8"
 	)
-	named, missing = facts_module.SourceTree(tree).missing_sources(tmp_path / "docs")
+	return docs
+
+
+def test_document_sources_missing_from_the_tree_are_listed(tmp_path, tree):
+	sources = [
+		"frappe/erpnext:erpnext/setup/install_fixtures.py",
+		"frappe/erpnext:erpnext/stock/gone.py",
+		"'manual: https://example.org/page'",
+	]
+	docs = sources_doc(tmp_path / "docs", "stock", sources)
+	named, missing = facts_module.SourceTree(tree).missing_sources(docs)
 	assert named == 2
 	assert missing == ["stock/a.md: frappe/erpnext:erpnext/stock/gone.py"]
 
@@ -385,14 +394,13 @@ def test_main_checks_every_tree_and_prints_the_facts_per_release(tmp_path, capsy
 
 def test_a_source_named_for_one_release_is_looked_for_only_in_that_release(tmp_path):
 	v15 = release_tree(tmp_path / "v15", "15.99.1")
-	docs = tmp_path / "docs" / "crm"
-	docs.mkdir(parents=True)
-	(docs / "a.md").write_text(
-		"---\ntitle: A\nmodule: crm\nsources:\n  - frappe/erpnext:erpnext/selling/widget.py\n"
-		"  - frappe/erpnext:erpnext/selling/advance.py (v16)\n  - frappe/erpnext:erpnext/selling/old.py (v15)\n---\nbody\n",
-		encoding="utf-8",
-	)
-	named, missing = facts_module.SourceTree(v15).missing_sources(tmp_path / "docs")
+	sources = [
+		"frappe/erpnext:erpnext/selling/widget.py",
+		"frappe/erpnext:erpnext/selling/advance.py (v16)",
+		"frappe/erpnext:erpnext/selling/old.py (v15)",
+	]
+	docs = sources_doc(tmp_path / "docs", "crm", sources)
+	named, missing = facts_module.SourceTree(v15).missing_sources(docs)
 	assert named == 2 and missing == ["crm/a.md: frappe/erpnext:erpnext/selling/old.py"]
 
 
