@@ -1,16 +1,20 @@
-"""Check the facts behind the process documents against ERPNext itself.
+"""Check the facts behind the process documents against ERPNext itself, release by release.
 
 Each process document in knowledge/docs explains ERPNext behaviour: statuses, setting defaults,
-who may do what by default, which reports exist. benchmarks/data/knowledge_facts.yaml holds
-the key claims of every document as machine-checkable facts (the file's header lists the kinds).
-This script checks them and prints, per document, how many facts hold; it exits non-zero when
-any fact fails, so a document that an upgrade made wrong is caught.
+who may do what by default, which reports exist, what a controller does. benchmarks/data/
+knowledge_facts.yaml holds the key claims of every document as machine-checkable facts (the
+file's header lists the kinds), each naming the ERPNext releases it holds for. This script
+checks them and prints, per document and per release, how many facts hold; a fact for another
+release than the tree's is checked too and must not hold there (otherwise its release list is
+wrong). It exits non-zero when any fact fails, so a document that an upgrade made wrong is caught.
 
-Against a source tree (no Frappe needed): a folder holding the frappe, erpnext and hrms
-repositories side by side, such as a bench's apps folder. The documents' front-matter sources
-are checked to exist there too.
+Against source trees (no Frappe needed): folders each holding the frappe, erpnext and hrms
+repositories side by side, such as a bench's apps folder; the release is read from erpnext.
+The documents' front-matter sources are checked to exist there too.
 
-	python benchmarks/knowledge_facts.py --source <bench>/apps
+	python benchmarks/knowledge_facts.py --source <v15 bench>/apps --source <v16 bench>/apps
+
+With no --source, the folders come from KNOWLEDGE_FACTS_SOURCES (separated like PATH).
 
 Against a live site (read-only), with the bench's Python from the sites folder:
 
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import sys
 from collections import defaultdict
@@ -35,18 +40,20 @@ HERE = Path(__file__).resolve().parent
 FACTS_FILE = HERE / "data" / "knowledge_facts.yaml"
 DOCS_DIR = HERE.parent / "knowledge" / "docs"
 APPS = ("frappe", "erpnext", "hrms")
+SOURCES_ENV = "KNOWLEDGE_FACTS_SOURCES"
 PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "print", "email", "report")
 # kind: (required keys, optional keys)
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
 	"default": ({"doctype", "field", "value"}, {"absent_before"}),
-	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only"}),
+	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "fieldtype"}),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
 	"report": ({"names", "exists"}, set()),
 	"doctype": ({"name"}, None),  # any DocType property may be checked
 	"app": ({"doctype", "app"}, set()),
 	"fixture": ({"doctype", "file"}, {"include", "exclude"}),
+	"code": ({"file", "pattern"}, {"absent"}),
 }
 # Flags a DocType file leaves out when they are 0; a site's meta has them as 0.
 FLAGS = {
@@ -60,6 +67,10 @@ FLAGS = {
 	"issingle",
 }
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---", re.DOTALL)
+_HEADING = re.compile(r"^##[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# A front-matter source that exists in some releases only: "frappe/erpnext:path (v15)".
+_SOURCE_RELEASES = re.compile(r"\s+\((v\d+(?:\s*,\s*v\d+)*)\)$")
+_VERSION = re.compile(r"""^__version__\s*=\s*["']([^"']+)["']""", re.MULTILINE)
 
 
 class FactsError(Exception):
@@ -73,6 +84,8 @@ class Fact:
 	kind: str
 	spec: dict
 	needs: str = "erpnext"
+	versions: tuple[int, ...] = ()
+	section: str | None = None
 
 
 @dataclass
@@ -85,8 +98,14 @@ class DocTypeView:
 	permissions: list = field(default_factory=list)
 
 
+def sections(docs_dir: Path, doc: str) -> set[str]:
+	"""The ``## `` headings of a document."""
+	return set(_HEADING.findall((Path(docs_dir) / f"{doc}.md").read_text(encoding="utf-8")))
+
+
 def load_facts(path: Path = FACTS_FILE, docs_dir: Path = DOCS_DIR) -> list[Fact]:
-	"""The facts, validated: each names an existing document and exactly one known check."""
+	"""The facts, validated: each names an existing document (and section), the ERPNext releases it
+	holds for and exactly one known check."""
 	try:
 		raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
 	except (OSError, yaml.YAMLError) as exc:
@@ -105,8 +124,21 @@ def load_facts(path: Path = FACTS_FILE, docs_dir: Path = DOCS_DIR) -> list[Fact]
 			raise FactsError(f"{where}: 'says' must state the claim in words")
 		if needs not in APPS:
 			raise FactsError(f"{where}: 'needs' must be one of {', '.join(APPS)} (got {needs!r})")
+		versions = item.get("versions")
+		if (
+			not isinstance(versions, list)
+			or not versions
+			or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 10 for v in versions)
+		):
+			raise FactsError(
+				f"{where}: 'versions' must list the ERPNext releases the fact holds for, e.g. [15, 16] "
+				f"(got {versions!r})"
+			)
+		section = item.get("section")
+		if section is not None and section not in sections(docs_dir, doc):
+			raise FactsError(f"{where}: 'section' must be a '## ' heading of {doc} (got {section!r})")
 		kinds = [key for key in item if key in KINDS]
-		unknown = set(item) - {"doc", "says", "needs", *KINDS}
+		unknown = set(item) - {"doc", "says", "needs", "versions", "section", *KINDS}
 		if len(kinds) != 1 or unknown:
 			raise FactsError(
 				f"{where}: needs exactly one check of {', '.join(KINDS)}; extra keys {sorted(unknown)}"
@@ -119,12 +151,27 @@ def load_facts(path: Path = FACTS_FILE, docs_dir: Path = DOCS_DIR) -> list[Fact]
 			raise FactsError(f"{where}: '{kind}' does not take {sorted(set(spec) - required - optional)}")
 		for key, value in spec.items():
 			values = value if isinstance(value, list) else [value]
-			if key != "exists" and not all(
+			if key not in ("exists", "absent") and not all(
 				isinstance(v, str | int) and not isinstance(v, bool) for v in values
 			):
 				if not (key == "value" and value is None):
 					raise FactsError(f"{where}: '{kind}.{key}' must be text; quote Yes, No, On and Off")
-		facts.append(Fact(doc=doc, says=says.strip(), kind=kind, spec=spec, needs=needs))
+		if kind == "code":
+			try:
+				re.compile(spec["pattern"])
+			except re.error as exc:
+				raise FactsError(f"{where}: 'code.pattern' is not a regular expression ({exc})") from None
+		facts.append(
+			Fact(
+				doc=doc,
+				says=says.strip(),
+				kind=kind,
+				spec=spec,
+				needs=needs,
+				versions=tuple(sorted(set(versions))),
+				section=section,
+			)
+		)
 	return facts
 
 
@@ -144,6 +191,10 @@ class SourceTree:
 			raise FactsError(
 				f"{root}: no frappe and erpnext repositories found in it (found {sorted(self.apps)})"
 			)
+		self.app_versions = {app: _tree_version(self.root / app / app / "__init__.py") for app in self.apps}
+		self.version = self.app_versions["erpnext"]
+		self.release = int(self.version.split(".")[0]) if self.version[:1].isdigit() else None
+		self.label = f"ERPNext {self.version} source tree"
 		self._doctypes: dict[str, tuple[str, dict]] = {}
 		self._reports: dict[str, int] = {}
 		for app in sorted(self.apps):
@@ -176,8 +227,16 @@ class SourceTree:
 		pattern = rf'"doctype":\s*"{re.escape(doctype)}",\s*"name":\s*_?\(?"([^"]+)"'
 		return set(re.findall(pattern, path.read_text(encoding="utf-8")))
 
+	def code_matches(self, file: str, pattern: str) -> bool | str:
+		"""Whether ``file`` (``app/path`` in this tree) has a match for ``pattern``; "missing" when
+		the file is not in this tree (a file of another release, or a wrong path: the fact fails)."""
+		path = self.root / file
+		if not path.is_file():
+			return "missing"
+		return re.search(pattern, path.read_text(encoding="utf-8"), re.MULTILINE) is not None
+
 	def missing_sources(self, docs_dir: Path = DOCS_DIR) -> tuple[int, list[str]]:
-		"""How many front-matter sources the documents name, and those not found in this tree."""
+		"""How many front-matter sources the documents name for this release, and those not found in this tree."""
 		named, missing = 0, []
 		for path in sorted(Path(docs_dir).rglob("*.md")):
 			match = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
@@ -185,6 +244,11 @@ class SourceTree:
 			for source in meta.get("sources") or []:
 				if source.startswith("manual:"):
 					continue
+				marked = _SOURCE_RELEASES.search(source)
+				if marked:
+					source = source[: marked.start()]
+					if self.release not in {int(v) for v in re.findall(r"\d+", marked.group(1))}:
+						continue
 				named += 1
 				repo, _, file = source.partition(":")
 				app = repo.split("/")[-1]
@@ -210,9 +274,17 @@ class Site:
 				f"cannot open site {site!r} ({exc}); run this from the bench's sites folder with the bench's Python"
 			) from None
 		self.apps = set(frappe.get_installed_apps())
+		self.app_versions = {app: str(frappe.get_attr(f"{app}.__version__")) for app in self.apps}
+		self.version = self.app_versions["erpnext"]
+		self.release = int(str(self.version).split(".")[0])
+		self.label = f"ERPNext {self.version} site {site}"
 
 	def has_app(self, app: str) -> bool:
 		return app in self.apps
+
+	def code_matches(self, file: str, pattern: str) -> bool | None:
+		"""Source files are read from a source tree; a site does not answer (the fact is skipped)."""
+		return None
 
 	def doctype(self, name: str) -> DocTypeView | None:
 		frappe = self.frappe
@@ -237,10 +309,18 @@ class Site:
 
 
 def check(fact: Fact, reader) -> tuple[str, str]:
-	"""("pass" | "fail" | "skip", detail) for one fact."""
+	"""("pass" | "fail" | "skip", detail) for one fact, read as holding for every release."""
 	if not reader.has_app(fact.needs):
 		return "skip", f"the {fact.needs} app is not there"
 	spec = fact.spec
+	if fact.kind == "code":
+		found = reader.code_matches(spec["file"], spec["pattern"])
+		if found is None:
+			return "skip", "source file checks need a source tree"
+		if found == "missing":
+			return "fail", f"{spec['file']} is not in this tree"
+		wanted = not spec.get("absent", False)
+		return _result(found == wanted, f"{spec['file']} {'lacks' if wanted else 'has'} /{spec['pattern']}/")
 	if fact.kind == "report":
 		wrong = [name for name in spec["names"] if reader.report_usable(name) != bool(spec["exists"])]
 		return _result(not wrong, f"{'missing' if spec['exists'] else 'still present'}: {', '.join(wrong)}")
@@ -307,23 +387,39 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		return _result(not problems, "; ".join(problems))
 	wrong = {
 		k: df.get(k)
-		for k in ("label", "permlevel", "allow_on_submit", "read_only")
+		for k in ("label", "permlevel", "allow_on_submit", "read_only", "fieldtype")
 		if k in spec and _norm(df.get(k), k) != _norm(spec[k], k)
 	}
 	return _result(not wrong, f"actual {wrong}")
 
 
+def check_for_release(fact: Fact, reader) -> tuple[str, str]:
+	"""Like ``check``, for the reader's release: a fact for other releases must not hold there
+	("other" when it does not; "fail" when it does, since its release list is then wrong)."""
+	status, detail = check(fact, reader)
+	release = getattr(reader, "release", None)
+	if release is None or release in fact.versions or status == "skip":
+		return status, detail
+	app_version = getattr(reader, "app_versions", {}).get(fact.needs, "")
+	if "dev" in app_version:
+		# A development snapshot of the app says nothing about its release: neither held nor failed.
+		return "skip", f"{fact.needs} {app_version} here is a development snapshot, not a release"
+	if status == "pass":
+		return "fail", f"holds in ERPNext {release} too: add {release} to its versions"
+	return "other", ""
+
+
 def run(facts: list[Fact], reader) -> dict[str, list[tuple[Fact, str, str]]]:
 	results: dict[str, list[tuple[Fact, str, str]]] = defaultdict(list)
 	for fact in facts:
-		status, detail = check(fact, reader)
+		status, detail = check_for_release(fact, reader)
 		results[fact.doc].append((fact, status, detail))
 	return results
 
 
 def report(results: dict, label: str) -> tuple[str, int]:
 	"""The printed report and the number of failed facts."""
-	lines, totals = [], {"pass": 0, "fail": 0, "skip": 0}
+	lines, totals = [], {"pass": 0, "fail": 0, "skip": 0, "other": 0}
 	for doc in sorted(results):
 		rows = results[doc]
 		counts = {s: sum(1 for _, status, _ in rows if status == s) for s in totals}
@@ -331,42 +427,70 @@ def report(results: dict, label: str) -> tuple[str, int]:
 			totals[s] += counts[s]
 		state = "FAIL" if counts["fail"] else ("SKIP" if not counts["pass"] else "PASS")
 		skipped = f", {counts['skip']} skipped" if counts["skip"] else ""
-		lines.append(f"{state}  {doc:<46} {counts['pass']}/{len(rows)} hold{skipped}")
+		other = f", {counts['other']} of other releases do not hold here" if counts["other"] else ""
+		checked = len(rows) - counts["other"]
+		lines.append(f"{state}  {doc:<46} {counts['pass']}/{checked} hold{skipped}{other}")
 		lines += [f"      - {fact.says}: {detail}" for fact, status, detail in rows if status == "fail"]
 		lines += [
 			f"      - skipped, {fact.says}: {detail}"
 			for fact, status, detail in rows
 			if status == "skip" and "absent_before" in fact.spec
 		]
+	checked = totals["pass"] + totals["fail"] + totals["skip"]
 	lines.append(
-		f"{sum(totals.values())} facts over {len(results)} documents ({label}): "
-		f"{totals['pass']} hold, {totals['fail']} fail, {totals['skip']} skipped"
+		f"{checked} facts for this release over {len(results)} documents ({label}): "
+		f"{totals['pass']} hold, {totals['fail']} fail, {totals['skip']} skipped; "
+		f"{totals['other']} facts of other releases checked not to hold here"
 	)
 	return "\n".join(lines), totals["fail"]
 
 
 def main(argv: list[str] | None = None) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-	target = parser.add_mutually_exclusive_group(required=True)
-	target.add_argument("--source", help="folder holding the frappe, erpnext and hrms repositories")
+	target = parser.add_mutually_exclusive_group()
+	target.add_argument(
+		"--source",
+		action="append",
+		help=f"folder holding the frappe, erpnext and hrms repositories; repeat it for each release "
+		f"(default: the folders in {SOURCES_ENV})",
+	)
 	target.add_argument("--site", help="site name; run from the bench's sites folder with its Python")
 	parser.add_argument("--facts", default=str(FACTS_FILE), help="facts file (default: the shipped one)")
 	parser.add_argument(
 		"--no-sources", action="store_true", help="with --source: skip checking the documents' named sources"
 	)
 	args = parser.parse_args(argv)
+	sources = args.source or [p for p in os.environ.get(SOURCES_ENV, "").split(os.pathsep) if p.strip()]
+	if not sources and not args.site:
+		print(
+			f"error: name the source trees with --source (once per release) or in {SOURCES_ENV}, or a site with --site",
+			file=sys.stderr,
+		)
+		return 2
 	try:
 		facts = load_facts(Path(args.facts))
-		reader = SourceTree(Path(args.source)) if args.source else Site(args.site)
-		text, failed = report(run(facts, reader), reader.label)
-		print(text)
-		if isinstance(reader, SourceTree) and not args.no_sources:
-			named, missing = reader.missing_sources()
-			print(f"document sources: {named} files named, {len(missing)} not found in the tree")
-			print("\n".join(f"      - {m}" for m in missing) or "", end="\n" if missing else "")
-			failed += len(missing)
-		elif isinstance(reader, Site):
-			reader.close()
+		readers = [SourceTree(Path(source)) for source in sources] if sources else [Site(args.site)]
+		failed, summary = 0, []
+		for reader in readers:
+			results = run(facts, reader)
+			text, tree_failed = report(results, reader.label)
+			print(text)
+			if isinstance(reader, SourceTree) and not args.no_sources:
+				named, missing = reader.missing_sources()
+				print(f"document sources: {named} files named, {len(missing)} not found in the tree")
+				print("\n".join(f"      - {m}" for m in missing) or "", end="\n" if missing else "")
+				tree_failed += len(missing)
+			elif isinstance(reader, Site):
+				reader.close()
+			print()
+			failed += tree_failed
+			rows = [status for doc_rows in results.values() for _, status, _ in doc_rows]
+			summary.append(
+				f"ERPNext {reader.version}: {len(rows) - rows.count('other')} facts checked "
+				f"({rows.count('pass')} hold, {rows.count('skip')} skipped), {tree_failed} failures; "
+				f"{rows.count('other')} facts of other releases confirmed not to hold"
+			)
+		print("\n".join(summary))
 	except FactsError as exc:
 		print(f"error: {exc}", file=sys.stderr)
 		return 2
@@ -385,6 +509,15 @@ def _norm(value, key: str = ""):
 	if isinstance(value, bool):
 		return str(int(value))
 	return str(value)
+
+
+def _tree_version(path: Path) -> str:
+	"""The ``__version__`` of an app's ``__init__.py``; "unknown" when it has none."""
+	try:
+		match = _VERSION.search(path.read_text(encoding="utf-8"))
+	except OSError:
+		match = None
+	return match.group(1) if match else "unknown"
 
 
 def _json(path: Path) -> dict:

@@ -3,8 +3,10 @@
 A document lives at ``<module>/<slug>.md``. Its front matter names the ``title``, the
 ``module`` (defaults to the folder), the ``doctypes`` it describes and, optionally, the
 ``roles`` allowed to see it, and may name the ``version`` of ERPNext it describes (for example
-"ERPNext 15 / Frappe 15") and the ``sources`` it was checked against; the version is cited with
-the title (``cited_title``) so an answer says which release it describes. Documents from later sources replace earlier ones with the
+"ERPNext 15 and 16"), the ``sources`` it was checked against and the releases it was
+``checked`` on; the version is cited with the title (``cited_title``) so an answer says which
+release it describes, and ``knowledge.versions`` reads the releases from it and from the marks
+in the body. Documents from later sources replace earlier ones with the
 same ``module/slug``, so an organisation can replace a shipped explanation with its own.
 """
 
@@ -20,6 +22,7 @@ from pathlib import Path
 import yaml
 
 from knowledge.errors import DocumentError
+from knowledge.versions import releases
 
 SHIPPED_DOCS = Path(__file__).resolve().parent / "docs"
 
@@ -41,6 +44,8 @@ class Document:
 	roles: tuple[str, ...] = ()
 	version: str = ""
 	sources: tuple[str, ...] = ()
+	# The releases the document was checked against ("ERPNext 15.99.1, 16.7.3"); not cited.
+	checked: str = ""
 	source: str = "shipped"
 	path: str | None = None
 	checksum: str = field(default="", compare=False)
@@ -48,6 +53,11 @@ class Document:
 	@property
 	def key(self) -> str:
 		return f"{self.module}/{self.slug}"
+
+	@property
+	def releases(self) -> frozenset[int]:
+		"""The ERPNext major releases the document describes (from ``version``); empty when unnamed."""
+		return releases(self.version)
 
 	@property
 	def cited_title(self) -> str:
@@ -120,7 +130,7 @@ def build_document(
 	slug = slug.strip().lower()
 	if not _NAME.match(slug):
 		raise DocumentError(f"{origin}: the file name must be a lowercase slug like 'sales-returns'")
-	unknown = set(meta) - {"title", "module", "doctypes", "roles", "version", "sources"}
+	unknown = set(meta) - {"title", "module", "doctypes", "roles", "version", "sources", "checked"}
 	if unknown:
 		raise DocumentError(f"{origin}: unknown front matter keys {sorted(unknown)}")
 	return Document(
@@ -130,8 +140,9 @@ def build_document(
 		body=body.strip(),
 		doctypes=_names(meta.get("doctypes"), origin, "doctypes"),
 		roles=_names(meta.get("roles"), origin, "roles"),
-		version=_version(meta.get("version"), origin),
+		version=_one_line(meta.get("version"), origin, "version", "'ERPNext 15 and 16'"),
 		sources=_names(meta.get("sources"), origin, "sources"),
+		checked=_one_line(meta.get("checked"), origin, "checked", "'ERPNext 15.99.1, 16.7.3'"),
 		source=source,
 		path=path,
 	).with_checksum()
@@ -221,15 +232,13 @@ def _names(value, origin: str, key: str) -> tuple[str, ...]:
 	return tuple(dict.fromkeys(item.strip() for item in value))
 
 
-def _version(value, origin: str) -> str:
+def _one_line(value, origin: str, key: str, example: str) -> str:
 	if value is None:
 		return ""
 	if isinstance(value, (int, float)) and not isinstance(value, bool):
 		value = str(value)
 	if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
-		raise DocumentError(
-			f"{origin}: front matter 'version' must be one line such as 'ERPNext 15 / Frappe 15' (got {value!r})"
-		)
+		raise DocumentError(f"{origin}: front matter '{key}' must be one line such as {example} (got {value!r})")
 	return value.strip()
 
 

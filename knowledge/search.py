@@ -6,6 +6,10 @@ provider is set) and the store holds its vectors, the two rankings are fused wit
 Both rankings see the question with the ERPNext terms of its everyday words added
 (``knowledge.vocabulary``: "bill" also searches "invoice"). Documents restricted to roles are filtered in SQL for vectors and by a mask for BM25, so
 a person without those roles never gets them — not even as a low-ranked candidate.
+
+Each passage carries the ERPNext releases it describes (``knowledge.versions``); given the
+site's release, one that describes another release, or has parts marked for one, carries a
+note saying so, in its citation and in front of its text.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from knowledge.embedding import Embedder, stem, tokens
 from knowledge.errors import EmbeddingError, KnowledgeError
 from knowledge.indexing import IndexReport, Progress, index_documents
 from knowledge.store import PgVectorStore, StoredChunk
+from knowledge.versions import marked_releases, passage_releases, short_label, site_major, version_note
 from knowledge.vocabulary import Vocabulary, default_vocabulary
 
 logger = logging.getLogger(__name__)
@@ -44,19 +49,40 @@ class Passage:
 	doctypes: tuple[str, ...] = ()
 	lexical: float = 0.0
 	similarity: float | None = None
+	# The ERPNext releases the passage describes (empty: not said) and those its marks name.
+	releases: tuple[int, ...] = ()
+	marked: tuple[int, ...] = ()
+	# The site's ERPNext release when the caller knew it; the note and label follow from it.
+	site_release: int | None = None
+
+	@property
+	def version_note(self) -> str:
+		"""What a reader on the site's release must know; empty when the passage fits it."""
+		return version_note(self.releases, self.marked, self.site_release)
 
 	@property
 	def citation(self) -> str:
-		return f"{self.title} > {self.section}"
+		label = short_label(self.releases, self.site_release)
+		return f"{self.title} > {self.section}" + (f" [{label}]" if label else "")
+
+	@property
+	def text(self) -> str:
+		"""The content as delivered: the version note, when there is one, in front of it."""
+		note = self.version_note
+		return f"({note})\n{self.content}" if note else self.content
 
 	def to_dict(self) -> dict:
+		label = short_label(self.releases, self.site_release)
 		return {
 			"title": self.title,
-			"section": self.section,
+			# The section as cited, so a label such as "ERPNext 16 only" reaches every renderer.
+			"section": self.section + (f" [{label}]" if label else ""),
 			"slug": self.slug,
 			"module": self.module,
 			"score": round(self.score, 6),
-			"content": self.content,
+			"content": self.text,
+			"releases": list(self.releases),
+			"version_note": self.version_note,
 		}
 
 
@@ -157,11 +183,13 @@ class KnowledgeBase:
 		module: str | None = None,
 		roles: Iterable[str] = (),
 		candidates: int | None = None,
+		site_version=None,
 	) -> list[Passage]:
 		"""The ``k`` best passages for ``query`` that a person with ``roles`` may read.
 
 		``score`` is the fused reciprocal-rank score in hybrid mode and the BM25 score in
-		lexical mode: it orders results, it is not a probability.
+		lexical mode: it orders results, it is not a probability. ``site_version`` is the
+		site's ERPNext release (16, "16.7.3"); passages that describe another one say so.
 		"""
 		query = (query or "").strip()
 		if not query:
@@ -180,7 +208,7 @@ class KnowledgeBase:
 			ranked = lexical[:k]
 		else:
 			ranked = fuse([lexical, vector], k=k, rrf_k=self.rrf_k)
-		return self._passages(ranked, dict(lexical), dict(vector or ()))
+		return self._passages(ranked, dict(lexical), dict(vector or ()), site_major(site_version))
 
 	def context(
 		self,
@@ -190,12 +218,13 @@ class KnowledgeBase:
 		max_chars: int = 3000,
 		k: int = 4,
 		min_similarity: float = 0.3,
+		site_version=None,
 	) -> list[Passage]:
 		"""Passages for a prompt: the closest ones that plausibly relate to the request, within a budget."""
 		if not (query or "").strip():
 			return []
 		chosen, used = [], 0
-		for passage in self.search(query, k=k, roles=roles):
+		for passage in self.search(query, k=k, roles=roles, site_version=site_version):
 			related = passage.lexical > 0 or (passage.similarity or 0.0) >= min_similarity
 			if not related or used + len(passage.content) > max_chars:
 				continue
@@ -233,7 +262,7 @@ class KnowledgeBase:
 			hybrid = self.embedder is not None and self._stored_model == self.embedder.name
 			return self._lexical, hybrid
 
-	def _passages(self, ranked, lexical: dict, vector: dict) -> list[Passage]:
+	def _passages(self, ranked, lexical: dict, vector: dict, site: int | None) -> list[Passage]:
 		chunks = {chunk.id: chunk for chunk in self.store.chunks(chunk_id for chunk_id, _ in ranked)}
 		passages = []
 		for chunk_id, score in ranked:
@@ -251,6 +280,9 @@ class KnowledgeBase:
 					doctypes=chunk.doctypes,
 					lexical=lexical.get(chunk_id, 0.0),
 					similarity=vector.get(chunk_id),
+					releases=tuple(sorted(passage_releases(chunk.version, chunk.section))),
+					marked=tuple(sorted(marked_releases(chunk.content))),
+					site_release=site,
 				)
 			)
 		return passages
@@ -271,5 +303,5 @@ def render_context(passages: Sequence[Passage], *, header: str = "Process knowle
 	"""Passages as a prompt block; the bracketed labels are what the model cites."""
 	if not passages:
 		return ""
-	blocks = [f"[{passage.citation}]\n{passage.content}" for passage in passages]
+	blocks = [f"[{passage.citation}]\n{passage.text}" for passage in passages]
 	return f"{header} (cite the bracketed source when you use it):\n\n" + "\n\n".join(blocks)

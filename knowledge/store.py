@@ -42,6 +42,8 @@ class StoredChunk:
 	content: str
 	roles: tuple[str, ...]
 	doctypes: tuple[str, ...]
+	# The document's front-matter version ("ERPNext 15 and 16"); empty when it names none.
+	version: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class PgVectorStore:
 				) from None
 			for statement in _SCHEMA:
 				self._conn.execute(sql.SQL(statement).format(schema=sql.Identifier(self.schema)))
+			self._add_version_column()
 		from pgvector.psycopg import register_vector
 
 		register_vector(self._conn)
@@ -88,6 +91,22 @@ class PgVectorStore:
 		# iterative scan keeps walking the graph until enough rows pass them.
 		self._conn.execute(sql.SQL("SET hnsw.ef_search = {}").format(sql.Literal(EF_SEARCH)))
 		self._conn.execute("SET hnsw.iterative_scan = relaxed_order")
+
+	def _add_version_column(self) -> None:
+		"""Stores made before documents carried their version gain the column; their documents'
+		checksums are cleared so the next indexing run re-reads every document and fills it in."""
+		exists = self._conn.execute(
+			"SELECT 1 FROM information_schema.columns WHERE table_schema = %s AND table_name = 'documents' "
+			"AND column_name = 'version'",
+			(self.schema,),
+		).fetchone()
+		if exists:
+			return
+		documents = self._table("documents")
+		self._conn.execute(
+			sql.SQL("ALTER TABLE {} ADD COLUMN version text NOT NULL DEFAULT ''").format(documents)
+		)
+		self._conn.execute(sql.SQL("UPDATE {} SET checksum = ''").format(documents))
 
 	def _table(self, name: str) -> sql.Composed:
 		return sql.SQL("{}.{}").format(sql.Identifier(self.schema), sql.Identifier(name))
@@ -187,10 +206,10 @@ class PgVectorStore:
 		with self._lock, self._conn.transaction():
 			self._conn.execute(
 				sql.SQL(
-					"INSERT INTO {} (key, slug, module, title, doctypes, roles, source, path, checksum, "
+					"INSERT INTO {} (key, slug, module, title, version, doctypes, roles, source, path, checksum, "
 					"embedding_model, chunk_count, indexed_at) "
-					"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) ON CONFLICT (key) DO UPDATE SET "
-					"slug = EXCLUDED.slug, module = EXCLUDED.module, title = EXCLUDED.title, "
+					"VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, now()) ON CONFLICT (key) DO UPDATE SET "
+					"slug = EXCLUDED.slug, module = EXCLUDED.module, title = EXCLUDED.title, version = EXCLUDED.version, "
 					"doctypes = EXCLUDED.doctypes, roles = EXCLUDED.roles, source = EXCLUDED.source, "
 					"path = EXCLUDED.path, checksum = EXCLUDED.checksum, embedding_model = EXCLUDED.embedding_model, "
 					"chunk_count = EXCLUDED.chunk_count, indexed_at = now()"
@@ -200,6 +219,7 @@ class PgVectorStore:
 					document.slug,
 					document.module,
 					document.cited_title,
+					document.version,
 					list(document.doctypes),
 					roles,
 					document.source,
@@ -282,7 +302,7 @@ class PgVectorStore:
 		"""Chunks with their documents' labels: the given ids, or all of them (for the lexical index)."""
 		statement = sql.SQL(
 			"SELECT c.id, c.document_key, d.slug, c.module, d.title, c.section, c.label, c.content, c.roles, "
-			"d.doctypes FROM {} c JOIN {} d ON d.key = c.document_key"
+			"d.doctypes, d.version FROM {} c JOIN {} d ON d.key = c.document_key"
 		).format(self._table("chunks"), self._table("documents"))
 		params: tuple = ()
 		if ids is not None:
@@ -306,6 +326,7 @@ class PgVectorStore:
 				content=row[7],
 				roles=tuple(row[8] or ()),
 				doctypes=tuple(row[9] or ()),
+				version=row[10] or "",
 			)
 			for row in rows
 		]

@@ -62,6 +62,8 @@ def test_index_then_search_as_json(run, write, docs_root):
 		"module": "selling",
 		"score": results[0]["score"],
 		"content": "A credit note reverses a sales invoice.",
+		"releases": [],
+		"version_note": "",
 	}
 
 	code, out, _ = run("knowledge", "search", "salary slips", "--docs", str(docs_root), "--json")

@@ -87,7 +87,18 @@ def test_results_carry_what_a_citation_needs(store, corpus):
 	kb = KnowledgeBase(store)
 	kb.index(corpus)
 	[top, *_] = kb.search("frozen accounts")
-	assert top.to_dict().keys() == {"title", "section", "slug", "module", "score", "content"}
+	assert top.to_dict().keys() == {
+		"title",
+		"section",
+		"slug",
+		"module",
+		"score",
+		"content",
+		"releases",
+		"version_note",
+	}
+	# A document that names no release holds for any; nothing is labelled.
+	assert top.to_dict()["releases"] == [] and top.to_dict()["version_note"] == ""
 	assert top.citation == "Closing > Frozen"
 
 
