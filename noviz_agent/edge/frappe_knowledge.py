@@ -93,7 +93,9 @@ def retriever(values: dict):
 
 	def retrieve(message: str, session) -> list[dict]:
 		try:
-			passages = open_knowledge(cfg).context(message, roles=session.person.roles)
+			passages = open_knowledge(cfg).context(
+				message, roles=session.person.roles, site_version=getattr(session, "erpnext_version", None)
+			)
 		except Exception:
 			frappe.log_error(title="Noviz agent: knowledge search failed")
 			return []

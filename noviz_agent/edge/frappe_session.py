@@ -16,7 +16,7 @@ from typing import Any
 import frappe
 
 from noviz_agent import validation
-from noviz_agent.edge.frappe_versions import form_path
+from noviz_agent.edge.frappe_versions import RELEASE, form_path
 from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings, SettingsError
 from noviz_agent.engine.session import Limits, Person, Session
 
@@ -340,4 +340,5 @@ def build_session(
 		# rather than waiting for a job that would never start.
 		enqueue_analysis=analysis_enqueuer(user, turn) if long_queue_served() else None,
 		intake=intake_system(user, values),
+		erpnext_version=RELEASE,
 	)

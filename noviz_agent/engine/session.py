@@ -104,6 +104,8 @@ class Session:
 	conversation: str | None = None
 	# Whether the person asked to stop this turn; read between steps (a flag in Redis on a site).
 	cancelled: Callable[[], bool] | None = None
+	# The ERPNext release the site runs (15, 16); passages written for another one say so. None: unknown.
+	erpnext_version: int | None = None
 
 	@property
 	def user(self) -> str:
