@@ -109,7 +109,8 @@ def score(doc: dict | None, truth: dict, fields: tuple[str, ...], also: list[str
 		"date": doc.get("date") == truth["date"],
 		"currency": doc.get("currency") == truth["currency"],
 		"issuer": _same_issuer(doc.get("party_name"), truth["issuer"], list(also)),
-		"total": (doc.get("total") is None and truth["total"] is None) or _close(doc.get("total"), truth["total"]),
+		"total": (doc.get("total") is None and truth["total"] is None)
+		or _close(doc.get("total"), truth["total"]),
 		"tax_id": truth.get("tax_id") is not None and tax_id == truth.get("tax_id"),
 		"lines": "lines" in truth and _lines_right(doc, truth["lines"]),
 		"taxes": "taxes" in truth and _taxes_right(doc, truth["taxes"]),
@@ -139,7 +140,11 @@ class Tally:
 		self.accepted += accepted
 		if accepted and not result.get("total", True):
 			self.wrong_accepted += 1
-		wrong = [f"{f} {_shown(doc, f)!r}≠{truth.get(f if f != 'issuer' else 'issuer')!r}" for f, ok in result.items() if not ok and f not in ("lines", "taxes")]
+		wrong = [
+			f"{f} {_shown(doc, f)!r}≠{truth.get(f if f != 'issuer' else 'issuer')!r}"
+			for f, ok in result.items()
+			if not ok and f not in ("lines", "taxes")
+		]
 		wrong += [f for f in ("lines", "taxes") if f in result and not result[f]]
 		if wrong:
 			self.misses.append(f"{label}: " + "; ".join(wrong))
@@ -178,12 +183,16 @@ def read(path: Path, **kw) -> tuple[dict | None, dict, float, str]:
 
 def text_set() -> list[tuple[Path, dict]]:
 	folder = DATA / "text"
-	return [(folder / t["file"], t) for t in (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))]
+	return [
+		(folder / t["file"], t) for t in (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))
+	]
 
 
 def einvoice_set() -> list[tuple[Path, dict]]:
 	folder = DATA / "einvoice"
-	return [(folder / t["file"], t) for t in (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))]
+	return [
+		(folder / t["file"], t) for t in (json.loads(p.read_text()) for p in sorted(folder.glob("*.json")))
+	]
 
 
 def model_provider(args):
@@ -203,13 +212,18 @@ def main() -> None:
 	parser.add_argument("--base-url", help="an OpenAI-compatible server for the model reader")
 	parser.add_argument("--model")
 	parser.add_argument("--api-key-env", help="the environment variable holding its API key")
-	parser.add_argument("--split", choices=("all", "dev"), default="all", help="dev: leave the held-out documents unread")
+	parser.add_argument(
+		"--split", choices=("all", "dev"), default="all", help="dev: leave the held-out documents unread"
+	)
 	args = parser.parse_args()
 
 	texts, einvoices = text_set(), einvoice_set()
 	if args.split == "dev":
 		texts = [(p, t) for p, t in texts if t["split"] == "dev"]
-	fallback = {split: Tally(f"fallback reader, text-layer PDFs ({split})", TEXT_FIELDS) for split in ("dev", "held_out")}
+	fallback = {
+		split: Tally(f"fallback reader, text-layer PDFs ({split})", TEXT_FIELDS)
+		for split in ("dev", "held_out")
+	}
 	fallback_all = Tally("fallback reader, text-layer PDFs (all)", TEXT_FIELDS)
 	for path, t in texts:
 		doc, _, seconds, error = read(path)
@@ -254,7 +268,9 @@ def main() -> None:
 	for tally in tallies:
 		print("\n".join(tally.rows()))
 	if model is None:
-		print("model reader: not run (give --base-url and --model); its wiring is tested against the stub provider")
+		print(
+			"model reader: not run (give --base-url and --model); its wiring is tested against the stub provider"
+		)
 	print(
 		f"targets: e-invoice {TARGETS['einvoice']:.0%} of fields ({'met' if exact.share >= TARGETS['einvoice'] else 'NOT met'}), "
 		f"fallback on text-layer PDFs {TARGETS['fallback']:.0%} ({'met' if fallback_all.share >= TARGETS['fallback'] else 'NOT met'}), "

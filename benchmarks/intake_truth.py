@@ -58,11 +58,16 @@ def number(node, xpath: str) -> float | None:
 
 def cii(root) -> dict:
 	seller = f"{CII_AGREEMENT}/ram:SellerTradeParty"
-	raw_date = one(root, "/rsm:CrossIndustryInvoice/rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString")
+	raw_date = one(
+		root, "/rsm:CrossIndustryInvoice/rsm:ExchangedDocument/ram:IssueDateTime/udt:DateTimeString"
+	)
 	lines = []
 	for item in root.xpath(f"{CII_HEAD}/ram:IncludedSupplyChainTradeLineItem", namespaces=NS):
 		price = number(item, "ram:SpecifiedLineTradeAgreement/ram:NetPriceProductTradePrice/ram:ChargeAmount")
-		base = number(item, "ram:SpecifiedLineTradeAgreement/ram:NetPriceProductTradePrice/ram:BasisQuantity") or 1.0
+		base = (
+			number(item, "ram:SpecifiedLineTradeAgreement/ram:NetPriceProductTradePrice/ram:BasisQuantity")
+			or 1.0
+		)
 		lines.append(
 			{
 				"quantity": number(item, "ram:SpecifiedLineTradeDelivery/ram:BilledQuantity"),
@@ -71,8 +76,12 @@ def cii(root) -> dict:
 					item,
 					"ram:SpecifiedLineTradeSettlement/ram:SpecifiedTradeSettlementLineMonetarySummation/ram:LineTotalAmount",
 				),
-				"tax_category": one(item, "ram:SpecifiedLineTradeSettlement/ram:ApplicableTradeTax/ram:CategoryCode"),
-				"tax_rate": number(item, "ram:SpecifiedLineTradeSettlement/ram:ApplicableTradeTax/ram:RateApplicablePercent"),
+				"tax_category": one(
+					item, "ram:SpecifiedLineTradeSettlement/ram:ApplicableTradeTax/ram:CategoryCode"
+				),
+				"tax_rate": number(
+					item, "ram:SpecifiedLineTradeSettlement/ram:ApplicableTradeTax/ram:RateApplicablePercent"
+				),
 			}
 		)
 	taxes = [
@@ -102,9 +111,13 @@ def ubl(root) -> dict:
 	kind = etree.QName(root).localname  # Invoice or CreditNote
 	party = "/*/cac:AccountingSupplierParty/cac:Party"
 	lines = []
-	line_tag, quantity_tag = ("cac:CreditNoteLine", "cbc:CreditedQuantity") if kind == "CreditNote" else (
-		"cac:InvoiceLine",
-		"cbc:InvoicedQuantity",
+	line_tag, quantity_tag = (
+		("cac:CreditNoteLine", "cbc:CreditedQuantity")
+		if kind == "CreditNote"
+		else (
+			"cac:InvoiceLine",
+			"cbc:InvoicedQuantity",
+		)
 	)
 	for item in root.xpath(f"/*/{line_tag}", namespaces=NS):
 		price = number(item, "cac:Price/cbc:PriceAmount")

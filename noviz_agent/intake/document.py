@@ -75,6 +75,7 @@ DOCUMENT_SCHEMA = {
 	"additionalProperties": False,
 }
 
+
 def empty_document() -> dict:
 	return {key: ([] if key in ("lines", "taxes") else None) for key in DOCUMENT_SCHEMA["required"]} | {
 		"document_type": "other"

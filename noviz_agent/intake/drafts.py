@@ -49,7 +49,12 @@ TRANSACTIONS = {
 		"date": "posting_date",
 		"due": None,
 		"table": "expenses",
-		"row": {"date": "expense_date", "amount": "amount", "sanctioned": "sanctioned_amount", "description": "description"},
+		"row": {
+			"date": "expense_date",
+			"amount": "amount",
+			"sanctioned": "sanctioned_amount",
+			"description": "description",
+		},
 	},
 }
 NEW_ITEM_GROUP = "All Item Groups"
@@ -70,7 +75,9 @@ def tax_rows(doc: dict, accounts: list[dict] | None) -> tuple[list[dict], list[s
 		if not tax.get("amount"):
 			continue  # exempt, zero-rated and reverse-charge categories owe nothing here
 		rate = tax.get("rate")
-		fitting = [a for a in accounts or [] if rate is not None and abs(float(a.get("tax_rate") or 0) - rate) < 1e-6]
+		fitting = [
+			a for a in accounts or [] if rate is not None and abs(float(a.get("tax_rate") or 0) - rate) < 1e-6
+		]
 		if len(fitting) != 1:
 			missing.append(f"{rate:g}%" if rate is not None else str(tax.get("category")))
 			continue
@@ -135,7 +142,9 @@ def draft(result: dict) -> dict:
 		values["is_return"] = 1
 		for row in values["items"]:
 			row["qty"] = -abs(row["qty"])
-		notes.append("The e-invoice is a credit note: the draft is a return (debit note) with negative quantities.")
+		notes.append(
+			"The e-invoice is a credit note: the draft is a return (debit note) with negative quantities."
+		)
 	rows = result.get("tax_rows") or []
 	if rows:
 		values["taxes"] = [dict(r) for r in rows]
@@ -199,7 +208,11 @@ def _expense_rows(result: dict, spec: dict) -> tuple[list[dict], list[str]]:
 	rows, notes = [], []
 	kind = result.get("expense_type")
 	for description, amount in items:
-		row = {fields["amount"]: amount or 0, fields["sanctioned"]: amount or 0, fields["description"]: description}
+		row = {
+			fields["amount"]: amount or 0,
+			fields["sanctioned"]: amount or 0,
+			fields["description"]: description,
+		}
 		if doc.get("date"):
 			row[fields["date"]] = doc["date"]
 		if kind:

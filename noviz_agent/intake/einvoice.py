@@ -272,7 +272,9 @@ def read(root, source: str) -> dict:
 		due_date=_date(data.get("BT-9")),
 		currency=_text(data.get("BT-5")),
 		lines=lines,
-		taxes=[{"description": _tax_label(t["category"], t["rate"]), "amount": t["amount"]} for t in breakdown],
+		taxes=[
+			{"description": _tax_label(t["category"], t["rate"]), "amount": t["amount"]} for t in breakdown
+		],
 		subtotal=totals["line_total"],
 		total=totals["grand_total"],
 	)

@@ -19,6 +19,7 @@ from noviz_agent.intake.files import IntakeError, Limits
 
 __all__ = ["TRANSACTIONS", "Backend", "apply_changes", "build", "draft", "read_document"]
 
+
 class Backend(Protocol):
 	"""What the pipeline reads from the system, always as the person."""
 
@@ -113,7 +114,11 @@ def read_document(
 
 
 def _no_vision(filename: str, scanned: list[int], count: int) -> str:
-	which = "It is a scan" if len(scanned) == count else f"Page {', '.join(str(i + 1) for i in scanned)} of it is a scan"
+	which = (
+		"It is a scan"
+		if len(scanned) == count
+		else f"Page {', '.join(str(i + 1) for i in scanned)} of it is a scan"
+	)
 	return (
 		f"{which} (no text layer), and no vision model is configured to read it, so {filename} was not read. "
 		"Upload a PDF with a text layer or an e-invoice, or ask the administrator to set a vision model in "

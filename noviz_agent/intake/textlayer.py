@@ -170,7 +170,11 @@ def _labelled(lines, order: str | None, roles: dict) -> tuple[dict, list, Counte
 	allowed = (*COMMON_KINDS, *meaning)
 	for i, segs in enumerate(lines):
 		# A row of bare labels is a header: each value is in the row below ("Factuur datum  Factuur").
-		bare = sum(1 for s in segs if (lb := labels.label_at(s.text, "fields", allowed)) and not s.text[lb.end :].strip())
+		bare = sum(
+			1
+			for s in segs
+			if (lb := labels.label_at(s.text, "fields", allowed)) and not s.text[lb.end :].strip()
+		)
 		header_row = bare >= 2
 		for j, seg in enumerate(segs):
 			label = labels.label_at(seg.text, "fields", allowed)
@@ -289,7 +293,11 @@ def _issuer_below(lines, i: int, j: int, end: int) -> str | None:
 def _in_block(i: int, seg: Segment, blocks: list[tuple[int, Segment]]) -> bool:
 	"""Whether a segment sits in a recipient's block: below its label, in its column, a few lines down."""
 	for row, label in blocks:
-		if row <= i <= row + 6 and seg.x0 < label.x0 + max(label.x1 - label.x0, 120) and seg.x1 > label.x0 - 10:
+		if (
+			row <= i <= row + 6
+			and seg.x0 < label.x0 + max(label.x1 - label.x0, 120)
+			and seg.x1 > label.x0 - 10
+		):
 			return True
 	return False
 
@@ -395,7 +403,9 @@ def _amount_after(segs: list[Segment], j: int, end: int) -> tuple[float | None, 
 				_, sign = split_currency(piece)
 				currency = currency_code(sign) if sign else None
 				if currency is None:
-					currency = next((currency_code(split_currency(t)[1]) for t in texts if split_currency(t)[1]), None)
+					currency = next(
+						(currency_code(split_currency(t)[1]) for t in texts if split_currency(t)[1]), None
+					)
 				return amount, currency
 	return None, None
 
@@ -453,7 +463,9 @@ def _totals(lines) -> tuple[dict, str | None]:
 				out["subtotal"] = amount
 				currency = currency or printed
 			elif kind == "tax":
-				out["taxes"].append({"description": " ".join(s.text for s in segs[: j + 1]), "amount": amount})
+				out["taxes"].append(
+					{"description": " ".join(s.text for s in segs[: j + 1]), "amount": amount}
+				)
 				currency = currency or printed
 			break
 	return out, currency

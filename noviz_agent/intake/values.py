@@ -108,8 +108,16 @@ def _patterns() -> list[tuple[str, re.Pattern]]:
 		("iso", re.compile(r"(?<!\d)(?P<year>\d{4})-(?P<month>\d{1,2})-(?P<day>\d{1,2})(?!\d)")),
 		("ymd", re.compile(r"(?<!\d)(?P<year>\d{4})[/.](?P<month>\d{1,2})[/.](?P<day>\d{1,2})(?!\d)")),
 		("dotted", re.compile(r"(?<![\d.])(?P<a>\d{1,2})\.(?P<b>\d{1,2})\.(?P<year>\d{4}|\d{2})(?![\d.])")),
-		("numeric", re.compile(r"(?<![\d/-])(?P<a>\d{1,2})(?P<sep>[/-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/-])")),
-		("day_month", re.compile(rf"(?<![\w]){day}[\s-]*(?:de\s+)?{month}[\s,-]*(?:de\s+)?{year}(?!\d)", re.I)),
+		(
+			"numeric",
+			re.compile(
+				r"(?<![\d/-])(?P<a>\d{1,2})(?P<sep>[/-])(?P<b>\d{1,2})(?P=sep)(?P<year>\d{4}|\d{2})(?![\d/-])"
+			),
+		),
+		(
+			"day_month",
+			re.compile(rf"(?<![\w]){day}[\s-]*(?:de\s+)?{month}[\s,-]*(?:de\s+)?{year}(?!\d)", re.I),
+		),
 		("month_day", re.compile(rf"(?<![\w]){month}\s*{day}\s*,?\s*{year}(?!\d)", re.I)),
 	]
 

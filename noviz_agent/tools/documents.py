@@ -160,7 +160,7 @@ def preview(args: dict, session) -> dict:
 	shown: dict = {"Document": f"{kept['filename']} ({doc.get('document_type')}, {_read_by(kept)})"}
 	if party is not None:
 		shown["Party"] = f"{doc.get('party_name')} → {party.get('name') or 'new'} ({_match_text(party)})"
-	unread = []
+	unread = [] if doc.get("party_name") or party is None else ["issuer"]
 	for key in ("document_number", "date", "due_date", "currency", "subtotal", "total"):
 		if doc.get(key) not in (None, ""):
 			shown[key.replace("_", " ").capitalize()] = doc[key]
