@@ -277,7 +277,7 @@ def main() -> None:
 		f"wrong totals accepted 0 ({'met' if not any(t.wrong_accepted for t in tallies) else 'NOT met'})"
 	)
 	if args.verbose:
-		for tally in tallies:
+		for tally in [t for t in tallies if t is not fallback_all]:
 			for miss in tally.misses:
 				print(f"  [{tally.name.split(',')[0]}] {miss}")
 

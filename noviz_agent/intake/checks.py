@@ -24,7 +24,7 @@ def check(doc: dict, known_currencies: set[str] | None = None) -> list[dict]:
 	out: list[dict] = []
 
 	def add(name: str, ok: bool, message: str) -> None:
-		out.append({"check": name, "ok": bool(ok), "message": message})
+		out.append(_row(name, ok, message))
 
 	lines = doc.get("lines") or []
 	if not lines:
@@ -128,27 +128,21 @@ def _einvoice_checks(einvoice: dict | None) -> list[dict]:
 			continue
 		expected = round(basis * rate / 100, 2)
 		ok = _close(expected, amount)
+		where = f"VAT {row.get('category')} {rate:g}% of {_money(basis)} = {_money(expected)}"
 		out.append(
-			{
-				"check": "tax_amount",
-				"ok": ok,
-				"message": f"VAT {row.get('category')} {rate:g}% of {_money(basis)} = {_money(expected)}"
-				+ ("" if ok else f", but the e-invoice states {_money(amount)}."),
-			}
+			_row("tax_amount", ok, where + ("" if ok else f", but the e-invoice states {_money(amount)}."))
 		)
 	tax_total = (einvoice.get("totals") or {}).get("tax_total")
 	if tax_total is not None and breakdown:
 		stated = round(sum(r.get("amount") or 0 for r in breakdown), 2)
 		ok = _close(stated, tax_total)
-		out.append(
-			{
-				"check": "tax_total",
-				"ok": ok,
-				"message": f"The tax breakdown adds up to {_money(stated)}"
-				+ (" = the tax total." if ok else f", but the tax total stated is {_money(tax_total)}."),
-			}
-		)
+		said = " = the tax total." if ok else f", but the tax total stated is {_money(tax_total)}."
+		out.append(_row("tax_total", ok, f"The tax breakdown adds up to {_money(stated)}{said}"))
 	return out
+
+
+def _row(name: str, ok: bool, message: str) -> dict:
+	return {"check": name, "ok": bool(ok), "message": message}
 
 
 def failures(results: list[dict]) -> list[dict]:
