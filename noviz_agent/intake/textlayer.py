@@ -43,7 +43,9 @@ NOT_A_VALUE = {"no", "nr", "n", "n°", "nº", "#", ":", "-", "."}
 # Which labels mean what, by who issues the document: on a customer's order the buyer does.
 COMMON_KINDS = ("due_date", "currency", "party_tax_id", "name", "payee")
 # What may stand between a title and its number: "Rechnung Nr. 42", "Invoice # 7", "Facture n° 9".
-NUMBER_MARKER = re.compile(r"(?:^|\s)(?:nr|no|n°|nº|num|number|nummer|numero|#)\.?\s*:?\s*", re.I)
+NUMBER_MARKER = re.compile(
+	r"(?:^|\s)(?:(?:nr|no|num|number|nummer|numero)(?![a-z])\.?|n°|nº|#)\s*:?\s*", re.I
+)
 ROLES = {
 	"invoice": {
 		"document_number": "document_number",

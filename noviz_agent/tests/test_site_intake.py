@@ -279,6 +279,7 @@ class TestFacturX(PeopleTestCase):
 		frappe.db.set_value("Currency", "EUR", "enabled", 1)
 		currency = frappe.get_cached_value("Company", self.company, "default_currency")
 		if currency != "EUR":
+			self._payable_in_euro()
 			frappe.get_doc(
 				{
 					"doctype": "Currency Exchange",
@@ -290,6 +291,26 @@ class TestFacturX(PeopleTestCase):
 					"for_selling": 1,
 				}
 			).insert()
+
+	def _payable_in_euro(self) -> None:
+		"""ERPNext books a euro invoice on a payable account in euros: the supplier gets one, as a
+		supplier billing in euros has on a site whose company keeps its books in another currency."""
+		default = frappe.get_cached_value("Company", self.company, "default_payable_account")
+		parent = frappe.db.get_value("Account", default, "parent_account")
+		account = frappe.get_doc(
+			{
+				"doctype": "Account",
+				"account_name": "Noviz Test Creditors EUR",
+				"company": self.company,
+				"parent_account": parent,
+				"account_type": "Payable",
+				"account_currency": "EUR",
+			}
+		).insert()
+		supplier = frappe.get_doc("Supplier", self.supplier)
+		supplier.default_currency = "EUR"
+		supplier.set("accounts", [{"company": self.company, "account": account.name}])
+		supplier.save()
 
 	def test_factur_x_pdf_becomes_a_purchase_invoice_draft_with_its_supplier_lines_taxes_and_total(self):
 		values, session = session_for(ACCOUNTS)

@@ -251,7 +251,8 @@ def tools() -> list[Tool]:
 			name="documents.intake",
 			description=(
 				"Read a document the person uploaded (a supplier invoice, a delivery note, a customer's purchase "
-				"order or a receipt; PDF, scan or photo) and propose the draft it becomes: Purchase Invoice, "
+				"order or a receipt; PDF, e-invoice XML, scan or photo; Factur-X/ZUGFeRD, XRechnung and Peppol "
+				"e-invoices are read exactly from their XML) and propose the draft it becomes: Purchase Invoice, "
 				"Purchase Receipt or Sales Order with the party and items matched (each with confidence and "
 				"runner-up), arithmetic and date checks, and a duplicate-invoice flag. Nothing is written until the "
 				"person confirms; then the draft is saved (not submitted) with the file attached."
