@@ -13,13 +13,15 @@ from frappe import _
 
 from noviz_agent.edge import frappe_session
 from noviz_agent.edge.frappe_versions import form_path
-from noviz_agent.intake import files, vision
+from noviz_agent.intake import einvoice, files, vision
 from noviz_agent.intake.files import IntakeError, Limits
+from noviz_agent.intake.values import site_order
 
 CONVERSATION = "Agent Conversation"
 PARTY_DOCTYPES = {"supplier": ("Supplier", "supplier_name"), "customer": ("Customer", "customer_name")}
-# Site tests set this to `(settings) -> provider` to script the vision model.
+# Site tests set these to `(settings) -> provider` to script the vision or the reasoning model.
 vision_factory = None
+text_factory = None
 
 
 def save_upload(content: bytes, filename: str, conversation: str | None, values: dict) -> str:
@@ -28,6 +30,8 @@ def save_upload(content: bytes, filename: str, conversation: str | None, values:
 	kind = files.check_file(content, filename, limits)
 	if kind == "pdf":
 		files.open_pdf(content, filename).close()  # a protected or damaged PDF is refused before it is stored
+	if kind == "xml":
+		einvoice.parse_xml(content, filename)  # malformed or hostile XML is refused before it is stored
 	doc = frappe.get_doc(
 		{
 			"doctype": "File",
@@ -69,10 +73,67 @@ class FrappeIntake:
 		values = frappe_session.load_settings(with_secrets=True)
 		if not (values.get("vision_model") or "").strip():
 			return None
-		from noviz_agent.engine.llm import OpenAICompatibleProvider
+		return self._structured(values, "vision")
 
-		settings = frappe_session.provider_settings(values).vision
-		return OpenAICompatibleProvider(vision.vision_settings(settings)) if settings else None
+	def text_model(self):
+		"""The reasoning model, asked for the extraction schema, to read text PDFs; None when not configured."""
+		if text_factory is not None:
+			return text_factory(self.values)
+		values = frappe_session.load_settings(with_secrets=True)
+		if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
+			return None
+		return self._structured(values, "reasoning")
+
+	@staticmethod
+	def _structured(values: dict, role: str):
+		from noviz_agent.engine.provider import OpenAICompatibleProvider, SettingsError
+
+		try:
+			settings = frappe_session.provider_settings(values, role)
+		except SettingsError:
+			return None  # incomplete settings: the document is read without this model
+		return OpenAICompatibleProvider(vision.structured_settings(settings))
+
+	def date_order(self) -> str | None:
+		"""DMY or MDY from the site's date format: the tie-breaker for a truly ambiguous printed date."""
+		return site_order(frappe.db.get_single_value("System Settings", "date_format"))
+
+	def _company(self) -> str | None:
+		return frappe.defaults.get_user_default(
+			"Company", user=self.user
+		) or frappe.defaults.get_global_default("company")
+
+	def tax_accounts(self) -> list[dict]:
+		"""The tax accounts of the person's company that they can read, with their rates."""
+		filters = {"account_type": "Tax", "is_group": 0, "disabled": 0}
+		if self._company():
+			filters["company"] = self._company()
+		try:
+			rows = frappe.get_list(
+				"Account", filters=filters, fields=["name", "tax_rate"], limit_page_length=0
+			)
+		except frappe.PermissionError:
+			return []
+		return [dict(r) for r in rows]
+
+	def expense_types(self) -> list[str]:
+		if not frappe.db.exists("DocType", "Expense Claim Type"):
+			return []
+		try:
+			return frappe.get_list("Expense Claim Type", pluck="name", limit_page_length=0)
+		except frappe.PermissionError:
+			return []
+
+	def employee(self) -> str | None:
+		if not frappe.db.exists("DocType", "Employee"):
+			return None
+		try:
+			rows = frappe.get_list(
+				"Employee", filters={"user_id": self.user, "status": "Active"}, pluck="name"
+			)
+		except frappe.PermissionError:
+			return None
+		return rows[0] if len(rows) == 1 else None
 
 	def parties(self, party_type: str) -> list[dict]:
 		doctype, title = PARTY_DOCTYPES[party_type]

@@ -38,6 +38,7 @@ __all__ = [
 	"Problem",
 	"Profile",
 	"check_parameters",
+	"check_response_format",
 	"check_strict_limits",
 	"check_tool",
 	"check_tools",
@@ -265,6 +266,61 @@ def _schema_errors(text: str) -> tuple[tuple, str] | None:
 	"""(path, message) of the worst meta-schema error of a serialised schema; the same tools come often."""
 	error = jsonschema.exceptions.best_match(_meta_validator().iter_errors(json.loads(text)))
 	return None if error is None else (tuple(error.path), error.message)
+
+
+RESPONSE_FORMAT_TYPES = ("text", "json_object", "json_schema")
+
+
+def check_response_format(response_format, profile: str = "openai", messages=None) -> list[Problem]:
+	"""The problems of a request's `response_format` (structured output) as the provider checks it.
+
+	OpenAI's rules: the type is text, json_object or json_schema; json_object needs the word "json"
+	in the messages; json_schema needs a name like a function's and an object schema, which under
+	`strict: true` follows the strict-mode rules of tools."""
+	where = "response_format"
+	if not isinstance(response_format, dict) or response_format.get("type") not in RESPONSE_FORMAT_TYPES:
+		return [
+			Problem("response-format-type", where, f"type must be one of {', '.join(RESPONSE_FORMAT_TYPES)}.")
+		]
+	kind = response_format["type"]
+	if kind == "json_object":
+		text = json.dumps(messages or [], ensure_ascii=False).lower()
+		if "json" not in text:
+			return [
+				Problem(
+					"response-format-json-word",
+					"messages",
+					"'messages' must contain the word 'json' in some form, to use 'response_format' of type 'json_object'.",
+				)
+			]
+		return []
+	if kind != "json_schema":
+		return []
+	spec = response_format.get("json_schema")
+	if not isinstance(spec, dict):
+		return [Problem("response-format-schema", f"{where}.json_schema", "Missing required parameter.")]
+	out = []
+	if not OPENAI_NAME.match(str(spec.get("name") or "")):
+		out.append(
+			Problem("response-format-name", f"{where}.json_schema.name", "must match ^[a-zA-Z0-9_-]{1,64}$.")
+		)
+	schema = spec.get("schema")
+	if not isinstance(schema, dict) or schema.get("type") != "object":
+		out.append(
+			Problem(
+				"response-format-schema",
+				f"{where}.json_schema.schema",
+				"must be a JSON schema of type object.",
+			)
+		)
+		return out
+	if spec.get("strict") is True:
+		out += _strict(
+			schema,
+			PROFILES[profile],
+			lambda rule, path, text: Problem(rule, f"{where}.json_schema.schema ({_context(path)})", text),
+		)
+	return out
 
 
 def check_strict_limits(schema: dict, profile: str = "openai") -> list[Problem]:

@@ -24,7 +24,7 @@ def check(doc: dict, known_currencies: set[str] | None = None) -> list[dict]:
 	out: list[dict] = []
 
 	def add(name: str, ok: bool, message: str) -> None:
-		out.append({"check": name, "ok": bool(ok), "message": message})
+		out.append(_row(name, ok, message))
 
 	lines = doc.get("lines") or []
 	if not lines:
@@ -36,11 +36,16 @@ def check(doc: dict, known_currencies: set[str] | None = None) -> list[dict]:
 		elif q is not None and r is not None:
 			# A rate printed to more places than cents leaves a rounding of up to half a cent per unit.
 			tolerance = max(TOLERANCE, abs(q) * 0.005)
-			ok = _close(q * r, a, tolerance)
+			adjust = (line.get("charge") or 0.0) - (line.get("allowance") or 0.0)
+			expected = q * r + adjust
+			ok = _close(expected, a, tolerance)
+			adjusted = (f" − {_money(line['allowance'])}" if line.get("allowance") else "") + (
+				f" + {_money(line['charge'])}" if line.get("charge") else ""
+			)
 			add(
 				"line_amount",
 				ok,
-				f"Line {i}: {q:g} × {_money(r)} = {_money(q * r)}"
+				f"Line {i}: {q:g} × {_money(r)}{adjusted} = {_money(expected)}"
 				+ ("" if ok else f", but the document prints {_money(a)}."),
 			)
 	amounts = [line["amount"] for line in lines if line.get("amount") is not None]
@@ -59,15 +64,21 @@ def check(doc: dict, known_currencies: set[str] | None = None) -> list[dict]:
 		add("total", False, "No total could be read from the document.")
 	else:
 		base = subtotal if subtotal is not None else line_sum
-		expected = round(base + taxes, 2)
+		# Document-level allowances and charges (an e-invoice states them; BR-CO-13 of EN 16931).
+		allowances, charges = doc.get("allowance_total") or 0.0, doc.get("charge_total") or 0.0
+		expected = round(base - allowances + charges + taxes, 2)
 		ok = _close(expected, total)
 		what = "subtotal" if subtotal is not None else "lines"
+		adjusted = (f" − allowances {_money(allowances)}" if allowances else "") + (
+			f" + charges {_money(charges)}" if charges else ""
+		)
 		add(
 			"total",
 			ok,
-			f"{what.capitalize()} {_money(base)} + taxes {_money(taxes)} = {_money(expected)}"
+			f"{what.capitalize()} {_money(base)}{adjusted} + taxes {_money(taxes)} = {_money(expected)}"
 			+ (" = the total." if ok else f", but the total printed is {_money(total)}."),
 		)
+	out.extend(_einvoice_checks(doc.get("einvoice")))
 	for key in ("date", "due_date"):
 		value = doc.get(key)
 		if value in (None, ""):
@@ -105,11 +116,40 @@ def check(doc: dict, known_currencies: set[str] | None = None) -> list[dict]:
 	return out
 
 
+def _einvoice_checks(einvoice: dict | None) -> list[dict]:
+	"""An e-invoice's own sums: each tax amount from its basis and rate, and the tax total (EN 16931)."""
+	if not einvoice:
+		return []
+	out = []
+	breakdown = einvoice.get("tax_breakdown") or []
+	for row in breakdown:
+		basis, rate, amount = row.get("basis"), row.get("rate"), row.get("amount")
+		if None in (basis, rate, amount):
+			continue
+		expected = round(basis * rate / 100, 2)
+		ok = _close(expected, amount)
+		where = f"VAT {row.get('category')} {rate:g}% of {_money(basis)} = {_money(expected)}"
+		out.append(
+			_row("tax_amount", ok, where + ("" if ok else f", but the e-invoice states {_money(amount)}."))
+		)
+	tax_total = (einvoice.get("totals") or {}).get("tax_total")
+	if tax_total is not None and breakdown:
+		stated = round(sum(r.get("amount") or 0 for r in breakdown), 2)
+		ok = _close(stated, tax_total)
+		said = " = the tax total." if ok else f", but the tax total stated is {_money(tax_total)}."
+		out.append(_row("tax_total", ok, f"The tax breakdown adds up to {_money(stated)}{said}"))
+	return out
+
+
+def _row(name: str, ok: bool, message: str) -> dict:
+	return {"check": name, "ok": bool(ok), "message": message}
+
+
 def failures(results: list[dict]) -> list[dict]:
 	return [r for r in results if not r["ok"]]
 
 
 def totals_accepted(results: list[dict]) -> bool:
 	"""Whether every arithmetic check passed (no line, subtotal or total disagreement)."""
-	arithmetic = {"line_amount", "subtotal", "total", "lines"}
+	arithmetic = {"line_amount", "subtotal", "total", "lines", "tax_amount", "tax_total"}
 	return all(r["ok"] for r in results if r["check"] in arithmetic)

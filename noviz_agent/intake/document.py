@@ -1,13 +1,23 @@
-"""The extracted document: one schema for the text-layer and the vision path, parsing and page merge.
+"""The extracted document: one schema for every reader (e-invoice, model, fallback, vision), and page merge.
 
-Amounts and dates are parsed here from what the page printed; nothing is corrected. A value that
-cannot be read stays None and the checks say so.
+Amounts and dates are parsed (by `values`) from what the document printed; nothing is corrected.
+A value that cannot be read stays None and the checks say so.
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import re
+from noviz_agent.intake.values import currency_code, parse_amount, parse_date
+
+__all__ = [
+	"DOCUMENT_SCHEMA",
+	"DOCUMENT_TYPES",
+	"currency_code",
+	"empty_document",
+	"merge_pages",
+	"normalise",
+	"parse_amount",
+	"parse_date",
+]
 
 DOCUMENT_TYPES = ("supplier_invoice", "purchase_receipt", "customer_order", "expense_receipt", "other")
 
@@ -65,111 +75,11 @@ DOCUMENT_SCHEMA = {
 	"additionalProperties": False,
 }
 
-CURRENCY_SYMBOLS = {"$": "USD", "US$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "₹": "INR", "CHF": "CHF"}
-
-MONTHS = {
-	name: i + 1
-	for i, names in enumerate(
-		(
-			("january", "jan"),
-			("february", "feb"),
-			("march", "mar"),
-			("april", "apr"),
-			("may",),
-			("june", "jun"),
-			("july", "jul"),
-			("august", "aug"),
-			("september", "sep", "sept"),
-			("october", "oct"),
-			("november", "nov"),
-			("december", "dec"),
-		)
-	)
-	for name in names
-}
-
 
 def empty_document() -> dict:
 	return {key: ([] if key in ("lines", "taxes") else None) for key in DOCUMENT_SCHEMA["required"]} | {
 		"document_type": "other"
 	}
-
-
-_AMOUNT = re.compile(r"^\(?-?[\d\s.,']+\)?-?$")
-
-
-def parse_amount(text) -> float | None:
-	"""A printed amount as a number: 1,234.56 / 1.234,56 / 1 234,56 / (12.00) / 12.00-; None if not one."""
-	if text is None:
-		return None
-	if isinstance(text, int | float):
-		return float(text)
-	raw = str(text).strip()
-	for symbol in sorted(CURRENCY_SYMBOLS, key=len, reverse=True):
-		raw = raw.replace(symbol, "")
-	raw = re.sub(r"\b[A-Z]{3}\b", "", raw).strip()
-	if not raw or not _AMOUNT.match(raw) or not re.search(r"\d", raw):
-		return None
-	negative = raw.startswith(("(", "-")) or raw.endswith("-")
-	digits = raw.strip("()-").replace(" ", "").replace("'", "")
-	last_dot, last_comma = digits.rfind("."), digits.rfind(",")
-	if last_dot >= 0 and last_comma >= 0:
-		decimal = "." if last_dot > last_comma else ","
-	elif last_comma >= 0:
-		# "1,234" and "1,234,567" are thousands; "12,50" is twelve and a half.
-		decimal = None if digits.count(",") > 1 or len(digits) - last_comma - 1 == 3 else ","
-	elif last_dot >= 0:
-		decimal = None if digits.count(".") > 1 else "."
-	else:
-		decimal = None
-	if decimal is None:
-		number = digits.replace(".", "").replace(",", "")
-	else:
-		thousands = "," if decimal == "." else "."
-		number = digits.replace(thousands, "").replace(decimal, ".")
-	try:
-		value = float(number)
-	except ValueError:
-		return None
-	return -value if negative else value
-
-
-def parse_date(text) -> dt.date | None:
-	"""A printed date: 2026-03-14, 14 March 2026, March 14, 2026, 14.03.2026, 14-Mar-2026; None if not one.
-
-	Slash dates (03/04/2026) are ambiguous between countries and are not guessed.
-	"""
-	if text is None:
-		return None
-	if isinstance(text, dt.date):
-		return text
-	raw = str(text).strip().rstrip(".")
-	try:
-		if m := re.fullmatch(r"(\d{4})-(\d{1,2})-(\d{1,2})", raw):
-			return dt.date(int(m[1]), int(m[2]), int(m[3]))
-		if m := re.fullmatch(r"(\d{1,2})\.(\d{1,2})\.(\d{4})", raw):
-			return dt.date(int(m[3]), int(m[2]), int(m[1]))
-		if m := re.fullmatch(r"(\d{1,2})[ -]([A-Za-z]+)\.?[ -](\d{4})", raw):
-			month = MONTHS.get(m[2].lower())
-			return dt.date(int(m[3]), month, int(m[1])) if month else None
-		if m := re.fullmatch(r"([A-Za-z]+)\.? (\d{1,2}),? (\d{4})", raw):
-			month = MONTHS.get(m[1].lower())
-			return dt.date(int(m[3]), month, int(m[2])) if month else None
-	except ValueError:
-		return None
-	return None
-
-
-def currency_code(text) -> str | None:
-	"""An ISO code as printed, or the code of a symbol; None when neither."""
-	if not text:
-		return None
-	raw = str(text).strip()
-	if raw in CURRENCY_SYMBOLS:
-		return CURRENCY_SYMBOLS[raw]
-	if re.fullmatch(r"[A-Za-z]{3}", raw):
-		return raw.upper()
-	return None
 
 
 def merge_pages(pages: list[dict]) -> dict:
@@ -191,12 +101,12 @@ def merge_pages(pages: list[dict]) -> dict:
 	return merged
 
 
-def normalise(doc: dict) -> dict:
+def normalise(doc: dict, order: str | None = None) -> dict:
 	"""Dates as ISO and the currency as a code where they can be read; what cannot be read is kept as
-	printed (the checks report it), never guessed."""
+	printed (the checks report it), never guessed. `order` (DMY or MDY) reads an ambiguous date."""
 	out = {**doc, "lines": [dict(x) for x in doc.get("lines") or []], "taxes": list(doc.get("taxes") or [])}
 	for key in ("date", "due_date"):
-		parsed = parse_date(doc.get(key))
+		parsed = parse_date(doc.get(key), order)
 		if parsed is not None:
 			out[key] = parsed.isoformat()
 	out["currency"] = currency_code(doc.get("currency")) or doc.get("currency")

@@ -16,7 +16,7 @@ PARTY_THRESHOLD = 88.0
 ITEM_THRESHOLD = 85.0
 # A best score this close to the runner-up is too close to call.
 MIN_MARGIN = 3.0
-LEGAL_SUFFIXES = r"\b(inc|incorporated|ltd|limited|llc|llp|gmbh|ag|sa|sas|bv|nv|plc|co|corp|corporation|company|pty|srl|spa)\b"
+LEGAL_SUFFIXES = r"\b(inc|incorporated|ltd|limited|llc|llp|gmbh|ag|kg|sa|sas|sarl|bv|nv|plc|co|corp|corporation|company|pty|pvt|srl|spa)\b"
 
 
 def name_score(a: str, b: str, **_) -> float:

@@ -32,10 +32,19 @@ RESPONSE_FORMAT = {
 TIMEOUT_SECONDS = 120.0
 
 
-def vision_settings(settings):
-	"""The vision model's settings with the JSON schema requested as the response format."""
+NO_VISION = (
+	"This document is a scan or photo, and no vision model is configured to read it. Upload a PDF "
+	"with a text layer, or ask the administrator to set a vision model in Agent Settings."
+)
+
+
+def structured_settings(settings):
+	"""A model's settings with the extraction JSON schema requested as the response format."""
 	body = {**(settings.extra_body or {}), "response_format": RESPONSE_FORMAT}
 	return dataclasses.replace(settings, extra_body=body)
+
+
+vision_settings = structured_settings
 
 
 def data_url(content: bytes, mime: str) -> str:
@@ -56,7 +65,7 @@ def page_messages(content: bytes, mime: str, page: int, pages: int) -> list[dict
 	]
 
 
-def parse_answer(text: str, page: int) -> dict:
+def parse_answer(text: str, page: int, who: str = "vision model") -> dict:
 	"""The model's JSON answer for one page; IntakeError when it is not valid JSON in the schema."""
 	raw = (text or "").strip()
 	fenced = re.fullmatch(r"```(?:json)?\s*(.*?)\s*```", raw, re.S)
@@ -66,9 +75,9 @@ def parse_answer(text: str, page: int) -> dict:
 		value = json.loads(raw)
 	except json.JSONDecodeError as exc:
 		raise IntakeError(
-			f"The vision model's answer for page {page} was not valid JSON ({exc.msg} at position {exc.pos}), "
+			f"The {who}'s answer for page {page} was not valid JSON ({exc.msg} at position {exc.pos}), "
 			"so nothing was read from it. Try again; if it keeps happening, the administrator should choose a "
-			"vision model that supports JSON output."
+			f"{who} that supports JSON output."
 		) from None
 	errors = sorted(
 		jsonschema.Draft202012Validator(DOCUMENT_SCHEMA).iter_errors(value), key=lambda e: list(e.path)
@@ -76,7 +85,7 @@ def parse_answer(text: str, page: int) -> dict:
 	if errors:
 		where = ".".join(str(p) for p in errors[0].absolute_path) or "the answer"
 		raise IntakeError(
-			f"The vision model's answer for page {page} does not follow the document schema ({where}: "
+			f"The {who}'s answer for page {page} does not follow the document schema ({where}: "
 			f"{errors[0].message}), so nothing was read from it. Try again, or upload a PDF with a text layer."
 		)
 	return value
@@ -87,10 +96,7 @@ def read_pages(
 ) -> list[dict]:
 	"""Each page image read by the vision model, in order."""
 	if provider is None:
-		raise IntakeError(
-			"This document is a scan or photo, and no vision model is configured to read it. Upload a PDF "
-			"with a text layer, or ask the administrator to set a vision model in Agent Settings."
-		)
+		raise IntakeError(NO_VISION)
 	out = []
 	for index, (content, mime) in enumerate(images, start=1):
 		if progress:

@@ -7,7 +7,8 @@
         provider = OpenAICompatibleProvider(ProviderSettings(stub.base_url, model="stub-model"))
 
 Every chat request is first checked as OpenAI checks it (`engine.schema_rules`, `message_rules`):
-tool schemas, the 128-tool cap and the order of tool messages. A request OpenAI would refuse
+tool schemas, the 128-tool cap, the order of tool messages and a structured-output
+`response_format` (its schema under strict mode). A request OpenAI would refuse
 gets HTTP 400 in OpenAI's error shape and takes nothing from the queue, so every test that
 talks to the stub is also a conformance test (`profile="azure"` or `"gemini"` for those rules).
 
@@ -39,7 +40,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from noviz_agent.engine.message_rules import check_messages
-from noviz_agent.engine.schema_rules import PROFILES, Problem, check_tools
+from noviz_agent.engine.schema_rules import PROFILES, Problem, check_response_format, check_tools
 from noviz_agent.testing.stub_stream import DONE, event, stream_chunks
 
 __all__ = ["StubProvider", "hashed_embedding", "rule_reply"]
@@ -165,6 +166,8 @@ class StubProvider:
 			problems += check_tools(
 				body["tools"], self.profile, parallel_tool_calls=body.get("parallel_tool_calls")
 			)
+		if "response_format" in body:
+			problems += check_response_format(body["response_format"], self.profile, body.get("messages"))
 		return problems
 
 	def _next_chat(self, body: dict) -> dict:

@@ -32,6 +32,7 @@ CHANGES = {
 		"date": {"type": "string", "description": "YYYY-MM-DD"},
 		"due_date": {"type": "string", "description": "YYYY-MM-DD"},
 		"currency": {"type": "string"},
+		"expense_type": {"type": "string", "description": "The Expense Claim Type of a receipt's lines"},
 		"lines": {
 			"type": "array",
 			"items": {
@@ -73,12 +74,63 @@ def _result(session, file: str) -> dict:
 	system = _system(session)
 	filename, content = system.read_file(file)  # refuses a file that is not the person's own
 	doc, meta = pipeline.read_document(
-		content, filename, limits=system.limits(), vision_model=system.vision_model(), progress=session.notify
+		content,
+		filename,
+		limits=system.limits(),
+		vision_model=system.vision_model(),
+		text_model=_optional(system, "text_model"),
+		site_date_order=_optional(system, "date_order"),
+		progress=session.notify,
 	)
 	built = pipeline.build(doc, system)
 	kept = {"user": session.user, "file": file, "filename": filename, "meta": meta, "result": built}
 	session.results.put(key, kept, session.limits.proposal_ttl_seconds + 300)
 	return kept
+
+
+def _optional(system, name: str):
+	"""What a system offers beyond the required reads (the reasoning model, the site's date order)."""
+	method = getattr(system, name, None)
+	return method() if callable(method) else None
+
+
+READERS = {
+	"einvoice": "the e-invoice XML",
+	"model": "the reasoning model (page text)",
+	"text": "the built-in text reader",
+	"vision": "the vision model",
+}
+
+
+def _read_by(kept: dict) -> str:
+	doc = kept["result"]["document"]
+	einvoice = doc.get("einvoice")
+	if einvoice:
+		return (
+			f"read exactly from the e-invoice ({einvoice['standard']}, {einvoice['syntax']}, {einvoice['source']}), "
+			"not from the page"
+		)
+	readers = list(dict.fromkeys(kept["meta"]["read_by"]))
+	return "read by " + ", ".join(READERS.get(r, r) for r in readers)
+
+
+def _einvoice_fields(einvoice: dict) -> dict:
+	seller, buyer = einvoice.get("seller") or {}, einvoice.get("buyer") or {}
+	shown = {}
+	if seller.get("vat_id") or seller.get("tax_number"):
+		shown["Seller tax id"] = seller.get("vat_id") or seller.get("tax_number")
+	if buyer.get("name"):
+		shown["Buyer"] = buyer["name"] + (f" ({buyer['vat_id']})" if buyer.get("vat_id") else "")
+	breakdown = einvoice.get("tax_breakdown") or []
+	if breakdown:
+		shown["Tax breakdown"] = "; ".join(
+			f"{t.get('category')} {t.get('rate') or 0:g}%: {t.get('amount') or 0:,.2f} on {t.get('basis') or 0:,.2f}"
+			for t in breakdown
+		)
+	totals = einvoice.get("totals") or {}
+	if totals.get("due_payable") is not None and totals.get("due_payable") != totals.get("grand_total"):
+		shown["Amount due"] = totals["due_payable"]
+	return shown
 
 
 def _match_text(match: dict | None) -> str:
@@ -105,14 +157,17 @@ def preview(args: dict, session) -> dict:
 			raise PermissionDenied(f"{session.user} does not have permission to create {doctype}.")
 	doc, values = result["document"], draft["values"]
 	party = result.get("party")
-	shown: dict = {
-		"Document": f"{kept['filename']} ({doc.get('document_type')}, read by {', '.join(kept['meta']['read_by'])})"
-	}
+	shown: dict = {"Document": f"{kept['filename']} ({doc.get('document_type')}, {_read_by(kept)})"}
 	if party is not None:
 		shown["Party"] = f"{doc.get('party_name')} → {party.get('name') or 'new'} ({_match_text(party)})"
+	unread = [] if doc.get("party_name") or party is None else ["issuer"]
 	for key in ("document_number", "date", "due_date", "currency", "subtotal", "total"):
 		if doc.get(key) not in (None, ""):
 			shown[key.replace("_", " ").capitalize()] = doc[key]
+		elif key in ("document_number", "date", "currency", "total"):
+			unread.append(key.replace("_", " "))
+	if doc.get("einvoice"):
+		shown.update(_einvoice_fields(doc["einvoice"]))
 	lines = [
 		{
 			"#": i,
@@ -142,6 +197,9 @@ def preview(args: dict, session) -> dict:
 			{"doctype": r["doctype"], "name": next(iter(r["values"].values()))} for r in draft["new_records"]
 		]
 	warnings = list(result["failed_checks"])
+	if unread:
+		warnings.insert(0, f"Not read from the document (left empty): {', '.join(unread)}.")
+	warnings.extend(kept["meta"].get("notes") or [])
 	if result["duplicates"]:
 		warnings.insert(
 			0,
@@ -193,7 +251,8 @@ def tools() -> list[Tool]:
 			name="documents.intake",
 			description=(
 				"Read a document the person uploaded (a supplier invoice, a delivery note, a customer's purchase "
-				"order or a receipt; PDF, scan or photo) and propose the draft it becomes: Purchase Invoice, "
+				"order or a receipt; PDF, e-invoice XML, scan or photo; Factur-X/ZUGFeRD, XRechnung and Peppol "
+				"e-invoices are read exactly from their XML) and propose the draft it becomes: Purchase Invoice, "
 				"Purchase Receipt or Sales Order with the party and items matched (each with confidence and "
 				"runner-up), arithmetic and date checks, and a duplicate-invoice flag. Nothing is written until the "
 				"person confirms; then the draft is saved (not submitted) with the file attached."

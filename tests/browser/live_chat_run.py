@@ -8,8 +8,10 @@ Needs a served site on 127.0.0.1 with noviz_agent installed (assets built) and t
 
 It points Agent Settings at the stub (as Administrator, through the REST API), makes two desk users
 (English and German), asks for a table, a trend (cards and chart), a Pareto chart and a new customer,
-edits the proposal in place and confirms it, then removes the customers and conversations it made
-(the two users stay, for the next run).
+edits the proposal in place and confirms it, opens a record from the table (it must open inside the
+desk, without reloading the page: /app/... on Frappe 15, /desk/... on 16), then removes the customers
+and conversations it made (the two users stay, for the next run). Every table, card and chart answer
+must say whose figures it shows (company or companies, currency where money is shown).
 Screenshots land in test-artifacts/live/; the script prints what it checked as JSON.
 """
 
@@ -112,7 +114,8 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 	page.fill("#login_email", USERS[lang])
 	page.fill("#login_password", PASSWORD)
 	page.click(".btn-login")
-	page.wait_for_url("**/app**", timeout=60_000)
+	# The desk: /app on Frappe 15, /desk on 16.
+	page.wait_for_url(lambda u: "/app" in u or "/desk" in u, timeout=60_000)
 	page.goto(f"{url}/app/noviz-agent")
 	page.wait_for_selector(".nz-mode-page .nz-input", timeout=60_000)
 	tag = f"{lang}-{'phone' if width <= 420 else 'desktop'}"
@@ -132,6 +135,8 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 		node.scroll_into_view_if_needed()
 		page.wait_for_timeout(400)
 		node.screenshot(path=str(OUT / f"{tag}-{kind}.png"))
+		scope = node.query_selector(".nz-scope")
+		seen.setdefault("scopes", {})[kind] = scope.inner_text() if scope else None
 		if kind == "table":
 			seen["table_headers"] = [th.inner_text() for th in node.query_selector_all(".nz-table th")]
 			seen["first_currency_cell"] = node.query_selector(".nz-table td.nz-num").inner_text()
@@ -161,9 +166,43 @@ def run_user(browser, url: str, lang: str, width: int, height: int, errors: list
 	page.query_selector_all(".nz-mode-page .nz-agent")[-1].screenshot(path=str(OUT / f"{tag}-confirmed.png"))
 	seen["confirmed_text"] = page.query_selector_all(".nz-mode-page .nz-agent")[-1].inner_text()[:200]
 	page.screenshot(path=str(OUT / f"{tag}-page.png"), full_page=False)
+	seen["record_link"] = open_record(page, tag)
 	context.close()
 	FAILURE.clear()
 	return seen
+
+
+def open_record(page, tag: str) -> dict:
+	"""Click the first record link of the table answer: the form must open inside the desk (the page
+	is not reloaded: a marker set on the window survives) at the desk's own path."""
+	table = [
+		n for n in page.query_selector_all(".nz-mode-page .nz-agent") if n.query_selector(".nz-table a")
+	][0]
+	link = table.query_selector(".nz-table a")
+	href = link.get_attribute("href")
+	page.evaluate("window.__noviz_live_marker = 1")
+	link.click()
+	page.wait_for_url(lambda u: "/sales-invoice/" in u or "/customer/" in u, timeout=60_000)
+	page.wait_for_selector(".form-layout, .page-form", timeout=60_000)
+	page.screenshot(path=str(OUT / f"{tag}-record.png"))
+	kept = page.evaluate("window.__noviz_live_marker === 1")
+	return {"href": href, "opened": page.url, "in_desk_without_reload": bool(kept)}
+
+
+def problems_of(seen: dict) -> list[str]:
+	"""What a run shows that it must not: figures without their scope, a record link that reloads."""
+	out = []
+	for kind, text in (seen.get("scopes") or {}).items():
+		if kind == "proposal":
+			continue
+		if not text:
+			out.append(f"the {kind} answer does not say whose figures it shows")
+		elif kind in ("cards", "chart") and not any(c in text for c in ("USD", "EUR", "INR")):
+			out.append(f"the {kind} answer names no currency: {text!r}")
+	link = seen.get("record_link") or {}
+	if not link.get("in_desk_without_reload"):
+		out.append(f"the record link reloaded the page or left the desk: {link}")
+	return out
 
 
 def main(argv=None) -> int:
@@ -188,6 +227,9 @@ def main(argv=None) -> int:
 				key = f"{lang}-{width}"
 				try:
 					report[key] = run_user(browser, args.url, lang, width, height, errors)
+					found = problems_of(report[key])
+					if found:
+						report[key]["failed"] = "; ".join(found)
 				except Exception as exc:  # one failed run still leaves the others and the clean-up
 					report[key] = {"failed": f"{type(exc).__name__}: {exc}"[:500]}
 					failed_page = FAILURE.pop("page", None)

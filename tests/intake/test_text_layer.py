@@ -66,3 +66,10 @@ def test_customer_order_names_the_buyer_not_the_vendor_it_is_addressed_to():
 	doc, _ = read_document(render_pdf(s), "po.pdf")
 	assert doc["document_type"] == "customer_order"
 	assert doc["party_name"] == "Seed Customer 01" and doc["document_number"] == "PO-77"
+
+
+def test_number_that_starts_like_a_number_marker_is_read_whole():
+	s = spec("classic", n=1)
+	s.number = "NOVIZ-TEST-42"
+	doc, _ = read_document(render_pdf(s), "invoice.pdf")
+	assert doc["document_number"] == "NOVIZ-TEST-42"

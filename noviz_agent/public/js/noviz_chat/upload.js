@@ -5,7 +5,7 @@
 
 	const ns = (root.noviz_chat = root.noviz_chat || {});
 	const ENDPOINT = "/api/method/noviz_agent.api.upload_document";
-	const ACCEPT = "application/pdf,image/png,image/jpeg,image/webp";
+	const ACCEPT = "application/pdf,image/png,image/jpeg,image/webp,application/xml,text/xml,.xml";
 	// The server checks again (type by content, Agent Settings' limit); this only saves a wasted upload.
 	const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 	const t = (text, args) => (root.__ ? root.__(text, args) : text.replace(/\{(\d+)\}/g, (_, i) => (args || [])[i]));
