@@ -253,6 +253,24 @@ def _confirm(x: np.ndarray, found: list[int], min_size: int, alpha: float) -> tu
 	return [], 0.0
 
 
+def _apart(candidates: list[int], x: np.ndarray, min_size: int) -> list[int]:
+	"""Candidates at least `min_size` apart: of two closer ones, the one splitting their span better."""
+	kept: list[int] = []
+	for at in candidates:
+		if kept and at - kept[-1] < min_size:
+			a = kept[-2] if len(kept) > 1 else 0
+			if _gain(x, a, at) > _gain(x, a, kept[-1]):
+				kept[-1] = at
+			continue
+		kept.append(at)
+	return [k for k in kept if min_size <= k <= x.size - min_size]
+
+
+def _gain(x: np.ndarray, a: int, at: int) -> float:
+	left, right, both = x[a:at], x[at:], x[a:]
+	return float(both.var() * both.size - left.var() * left.size - right.var() * right.size)
+
+
 def _exact(x: np.ndarray, bounds: list[int]) -> bool:
 	"""Whether the series is exactly constant between the changes: no noise to test against."""
 	scale = max(float(np.abs(x).max()), 1.0)
@@ -322,8 +340,12 @@ def locate_all(
 	x = _despike(adjusted)
 	# Candidates as if the noise were white (the two-sample statistic), which over-splits a
 	# wandering series; the confirmation, which allows for the autocorrelation, prunes them.
-	candidates = _segment(x, 0.0, innovation_scale(x, 0.0), min_size, 2 * MAX_CHANGES)
-	found, rho = _confirm(x, candidates, min_size, alpha)
+	candidates = set(_segment(x, 0.0, innovation_scale(x, 0.0), min_size, 2 * MAX_CHANGES))
+	# And as jumps beyond the usual steps where the noise wanders (the statistic at the robust rho).
+	local = autocorrelation(x)
+	if local > 0:
+		candidates |= set(_segment(x, local, innovation_scale(x, local), min_size, 2 * MAX_CHANGES))
+	found, rho = _confirm(x, _apart(sorted(candidates), x, min_size), min_size, alpha)
 	found = sorted(found, key=lambda c: c["p_value"])[:MAX_CHANGES]
 	found.sort(key=lambda c: c["index"])
 	bounds = [0] + [c["index"] for c in found] + [n]
