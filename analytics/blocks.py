@@ -80,7 +80,13 @@ def trend(
 	clean = whole[known] if not known.all() else whole
 	season = periods.SEASON[freq]
 	found = anomalies.find(clean, threshold, detrend=clean.size >= 7) if clean.size >= 5 else []
-	shift = changepoint.locate(clean, season_length=season) if clean.size >= 6 else None
+	changes = changepoint.locate_all(clean, season_length=season) if clean.size >= 6 else []
+	if not known.all():
+		# Periods without a value were left out of the search: index the changes as the periods.
+		positions = np.flatnonzero(known)
+		for c in changes:
+			c["index"], c["range"] = int(positions[c["index"]]), [int(positions[r]) for r in c["range"]]
+	shift = min(changes, key=lambda c: (c["p_value"], -abs(c["t"]))) if changes else None
 	prediction, future_labels, current = None, [], None
 	if forecast and horizon > 0 and clean.size and known.all():
 		prediction = run_forecast(clean, horizon + partial, season)
@@ -125,7 +131,7 @@ def trend(
 		noun,
 		unit,
 		found,
-		shift,
+		changes,
 		prediction,
 		future_labels,
 	)
@@ -168,6 +174,7 @@ def trend(
 			"forecast": prediction and {"labels": future_labels, **prediction},
 			"anomalies": [{**a, "label": labels[a["index"]]} for a in found],
 			"change_point": shift and {**shift, "label": labels[shift["index"]]},
+			"change_points": [{**c, "label": labels[c["index"]]} for c in changes],
 			"partial": partial and {"label": labels[-1], "value": rounded(series[-1]), **(current or {})},
 		},
 		"warnings": warnings,
@@ -307,12 +314,8 @@ def ratio_trend(
 		if worse and good.size >= 4:
 			watch_outs.append(f"{label} is getting worse over the period ({labels[0]} to {labels[-1]}).")
 		if good.size >= 6:
-			shift = changepoint.locate(good)
-			if shift:
-				observations.append(
-					f"Shift from {good_labels[shift['index']]}: {num(shift['before_mean'], unit)} before, "
-					f"{num(shift['after_mean'], unit)} after (p={shift['p_value']:.3g})."
-				)
+			for change in changepoint.locate_all(good):
+				observations.append(insights.shift_sentence(good_labels[change["index"]], change, unit))
 	rows = [
 		[lab, rounded(n), rounded(d), rounded(r)]
 		for lab, n, d, r in zip(labels, num_series, den_series, ratios, strict=True)

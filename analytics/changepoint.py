@@ -6,19 +6,22 @@ the seasonally adjusted series, each change with its size and a confidence.
    adjusted values, so a strong season neither hides a shift nor passes for one. A season counts
    when the forecast's test finds one (`seasonality.has_season`) or when it is most of what the
    trend leaves (STL's seasonal strength, Wang, Smith and Hyndman 2006, at least SEASON_STRENGTH):
-   the autocorrelation test is weak on a few cycles of a clean season. One-period spikes are then
-   replaced by the running median (`seasonality.clean`): they are anomalies, not shifts.
+   the autocorrelation test is weak on a few cycles of a clean season. Under STL_CYCLES cycles the
+   season is one median index per position instead (STL's smoother would follow their noise), and
+   under MIN_CYCLES there is no search: a shift cannot be told from the season. One-period spikes
+   are then replaced by the running median (`seasonality.clean`): they are anomalies, not shifts.
 2. Candidates: binary segmentation with the two-sample statistic of a change in mean (as if the
-   noise were white, its scale from the MAD of the differences), a split kept while its squared
+   noise were white, its scale from the MAD of the differences), and again with the level-shift
+   statistic below at the differences' rho (jumps beyond the usual steps), a split kept while its squared
    statistic beats the modified BIC of Zhang and Siegmund (2007): 3 log n per change plus the log
    lengths of the two parts less the whole's (as R's changepoint package applies it). Segments are
    at least `min_size` long (by default 5% of the series, at least 3).
-3. Noise: AR(1). Its lag-one autocorrelation rho is the larger of two estimates: that of the
-   residuals around the segment means, corrected for the downward bias of estimated means
-   (Marriott and Pope 1954), which a wandering series cut into many segments pulls down, and one
-   from the spreads of the one- and two-period differences (Chakar et al. 2017), which frequent
-   shifts push up; the larger is the cautious one. The innovations' scale is the MAD of what
-   decorrelating leaves.
+3. Noise: AR(1). Its lag-one autocorrelation rho is the mean of two estimates that err in
+   opposite directions: that of the residuals around the segment means, corrected for the
+   downward bias of estimated means (Marriott and Pope 1954), which a wandering series cut into
+   many segments pulls down, and one from the spreads of the one- and two-period differences
+   (Chakar, Lebarbier, Levy-Leduc and Robin 2017), which frequent shifts push up. The
+   innovations' scale is the MAD of what decorrelating leaves.
 4. Confirmation: in AR(1) noise a level shift of size d at period k shows in the decorrelated
    series x[t] - rho x[t-1] as a jump of d at k followed by a lasting shift of (1 - rho) d (a level
    shift in Chen and Liu's 1993 terms); its t statistic is computed for every split at once from
@@ -60,6 +63,8 @@ SEASON_STRENGTH = 0.5
 # bent by their own noise.
 SEASON_WINDOW = 13
 SEASON_DEGREE = 0
+STL_CYCLES = 4
+MIN_CYCLES = 3
 
 
 # --- the noise ------------------------------------------------------------------------
@@ -236,9 +241,9 @@ def _confirm(x: np.ndarray, found: list[int], min_size: int, alpha: float) -> tu
 	while found:
 		bounds = [0, *found, n]
 		# The residuals of a wandering series cut into many segments look nearly white, and the
-		# differences of a series with frequent shifts look like a random walk's: the larger of
-		# the two estimates is the cautious one.
-		rho = max(residual_rho(x, found), local)
+		# differences of a series with frequent shifts look like a random walk's: the two
+		# estimates err in opposite directions, and their mean is taken.
+		rho = (residual_rho(x, found) + local) / 2
 		sigma = 0.0 if _exact(x, bounds) else innovation_scale(x, rho)
 		retested = []
 		for i, at in enumerate(found):
@@ -292,9 +297,14 @@ def _despike(x: np.ndarray) -> np.ndarray:
 	return clean(x)[0]
 
 
-def adjust(x: np.ndarray, season_length: int | None) -> tuple[np.ndarray, str | None]:
+def adjust(x: np.ndarray, season_length: int | None) -> tuple[np.ndarray | None, str | None]:
 	"""The seasonally adjusted series and how the season was taken out ("additive" or
-	"multiplicative"), or the series itself and None where it has no season of that length."""
+	"multiplicative"), or the series itself and None where it has no season of that length, or
+	None and "too few cycles" where it has one but fewer than MIN_CYCLES cycles.
+
+	Robust STL from STL_CYCLES cycles on; on fewer, one index per position (the median over the
+	cycles, `seasonality.choose_season`): a smoother over two or three cycles follows their noise.
+	"""
 	from statsmodels.tsa.seasonal import STL
 
 	from analytics.seasonality import choose_season, has_season
@@ -302,17 +312,22 @@ def adjust(x: np.ndarray, season_length: int | None) -> tuple[np.ndarray, str | 
 	m = int(season_length or 0)
 	if m < 2 or x.size < 2 * m:
 		return x, None
-	multiplicative = bool(np.all(x > 0)) and choose_season(x, m)[1]
+	index, multiplicative = choose_season(x, m, cycles=None)
+	multiplicative = multiplicative and bool(np.all(x > 0))
 	y = np.log(x) if multiplicative else x
 	fit = STL(y, period=m, seasonal=SEASON_WINDOW, seasonal_deg=SEASON_DEGREE, robust=True).fit()
-	remainder = np.asarray(fit.resid)
-	seasonal = np.asarray(fit.seasonal)
+	seasonal, remainder = np.asarray(fit.seasonal), np.asarray(fit.resid)
 	strength = 1 - np.var(remainder) / max(float(np.var(remainder + seasonal)), 1e-300)
 	if strength < SEASON_STRENGTH and not has_season(x, m):
 		return x, None
-	if multiplicative:
-		return x / np.exp(seasonal), "multiplicative"
-	return x - seasonal, "additive"
+	if x.size < MIN_CYCLES * m:
+		# Two cycles: each position's index is the mean of two values, half the noise; a shift
+		# cannot be told from the season.
+		return None, "too few cycles"
+	if x.size < STL_CYCLES * m:
+		seasonal = np.log(index) if multiplicative else index
+		seasonal = seasonal[np.arange(x.size) % m]
+	return (x / np.exp(seasonal), "multiplicative") if multiplicative else (x - seasonal, "additive")
 
 
 def default_min_size(n: int) -> int:
@@ -337,6 +352,8 @@ def locate_all(
 		return []
 	min_size = default_min_size(n) if min_size is None else max(2, int(min_size))
 	adjusted, season = adjust(original, season_length)
+	if adjusted is None:
+		return []
 	x = _despike(adjusted)
 	# Candidates as if the noise were white (the two-sample statistic), which over-splits a
 	# wandering series; the confirmation, which allows for the autocorrelation, prunes them.
