@@ -27,13 +27,16 @@ def _values(frame: pd.DataFrame, values: object) -> np.ndarray | None:
 	return np.asarray(values)
 
 
-def distinct_counts(keys: object, values: object, sort: bool = True) -> pd.Series:
+def distinct_counts(
+	keys: object, values: object, sort: bool = True, factorized: tuple[np.ndarray, object] | None = None
+) -> pd.Series:
 	"""Distinct non-missing values per key, as `groupby(keys)[values].nunique()` gives them.
 
 	Both are turned into integer codes once and the distinct (key, value) pairs counted; pandas'
-	nunique hashes the million strings again on the way and then sorts the pairs.
+	nunique hashes the million strings again on the way and then sorts the pairs. `factorized` is
+	the keys' (codes, names) where the caller has them already.
 	"""
-	key_codes, key_names = pd.factorize(np.asarray(keys), sort=sort)
+	key_codes, key_names = factorized or pd.factorize(np.asarray(keys), sort=sort)
 	value_codes, _ = pd.factorize(np.asarray(values))
 	present = (key_codes >= 0) & (value_codes >= 0)
 	width = int(value_codes.max()) + 2 if value_codes.size else 1
@@ -199,9 +202,14 @@ def breakdown(
 	if not len(frame):
 		return empty_result()
 	keys = frame[by].to_numpy()
+	# The keys hashed once, in order of appearance (as grouping them unsorted orders the groups),
+	# for the totals and for any distinct counts beside them.
+	key_codes, key_names = pd.factorize(keys)
+	named = key_codes >= 0
 	data = pd.Series(np.ones(len(frame)) if values is None else _values(frame, values), copy=False)
-	grouped = data.groupby(keys, sort=False)
+	grouped = (data[named] if not named.all() else data).groupby(key_codes[named], sort=False)
 	totals = grouped.size().astype(float) if agg == "count" else getattr(grouped, agg)()
+	totals.index = pd.Index(np.asarray(key_names, dtype=object)[totals.index.to_numpy()], dtype=object)
 	totals = totals.sort_values(ascending=False, kind="stable")
 	names = [str(n) for n in totals.index]
 	amounts = totals.to_numpy(dtype=float)
@@ -213,7 +221,7 @@ def breakdown(
 	extras = {}
 	for name, (column, how) in (extra or {}).items():
 		if how == "nunique":
-			extras[name] = distinct_counts(keys, _values(frame, column), sort=False)
+			extras[name] = distinct_counts(keys, _values(frame, column), factorized=(key_codes, key_names))
 		else:
 			extras[name] = pd.Series(_values(frame, column), copy=False).groupby(keys, sort=False).agg(how)
 	positive_total = amounts[amounts > 0].sum()
