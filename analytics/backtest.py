@@ -64,7 +64,10 @@ def backtest_origins(n: int, steps: int, count: int = MAX_ORIGINS) -> np.ndarray
 
 
 def backtest(
-	y: np.ndarray, forecasts: Callable[[int, int], dict[str, np.ndarray]], steps: int, count: int = MAX_ORIGINS
+	y: np.ndarray,
+	forecasts: Callable[[int, int], dict[str, np.ndarray]],
+	steps: int,
+	count: int = MAX_ORIGINS,
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
 	"""Rolling-origin errors of each candidate, `{method: array (origins, steps)}`, and the actual
 	values they missed, NaN past the end, from the latest `count` + steps - 1 origins.

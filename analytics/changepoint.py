@@ -185,7 +185,14 @@ def residual_rho(x: np.ndarray, found: list[int]) -> float:
 
 
 def _split(
-	x: np.ndarray, offset: int, total: int, size: int, alpha: float, rho: float, sigma: float, short_of: int | None
+	x: np.ndarray,
+	offset: int,
+	total: int,
+	size: int,
+	alpha: float,
+	rho: float,
+	sigma: float,
+	short_of: int | None,
 ) -> dict | None:
 	"""The best split of `x` (a window starting at `offset` of a series of `total`) when it holds."""
 	splits, t = scores(x, rho, sigma, size)

@@ -35,9 +35,9 @@ import numpy as np
 from analytics import smoothing
 from analytics.backtest import (
 	CANDIDATES,
+	MAX_ORIGINS,
 	MIN_ORIGINS_FOR_RANGE,
 	MIN_ORIGINS_FOR_SELECTION,
-	MAX_ORIGINS,
 	MIN_SMOOTHING_POINTS,
 	RANGE_ORIGINS,
 	Z80,

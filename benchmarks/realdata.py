@@ -316,43 +316,125 @@ def documented_series() -> list[dict]:
 		)
 
 	belts = _csv("datasets_Seatbelts.csv")
-	add("UK front-seat casualties", belts["front"], "month", "1969-01",
-		[("1983-02", "front seat belts compulsory from 31 Jan 1983 (Harvey and Durbin 1986)")], "dev")
+	add(
+		"UK front-seat casualties",
+		belts["front"],
+		"month",
+		"1969-01",
+		[("1983-02", "front seat belts compulsory from 31 Jan 1983 (Harvey and Durbin 1986)")],
+		"dev",
+	)
 	beaver = _csv("MASS_beav2.csv")
-	add("beaver body temperature", beaver["temp"], "none", None,
-		[(str(int(np.argmax(beaver["activ"].to_numpy() == 1))), "first reading outside the lodge, activ = 1 (Reynolds 1994)")], "dev")
+	add(
+		"beaver body temperature",
+		beaver["temp"],
+		"none",
+		None,
+		[
+			(
+				str(int(np.argmax(beaver["activ"].to_numpy() == 1))),
+				"first reading outside the lodge, activ = 1 (Reynolds 1994)",
+			)
+		],
+		"dev",
+	)
 	runs = _runs_per_game()
 	gap = (runs["AL"] - runs["NL"]).loc[1901:]
-	add("MLB runs per game, AL minus NL", gap, "year", str(gap.index[0]),
-		[("1973", "American League adopts the designated hitter"), ("2022", "designated hitter in both leagues")], "dev")
+	add(
+		"MLB runs per game, AL minus NL",
+		gap,
+		"year",
+		str(gap.index[0]),
+		[
+			("1973", "American League adopts the designated hitter"),
+			("2022", "designated hitter in both leagues"),
+		],
+		"dev",
+	)
 	nl = runs["NL"].loc[1876:1919]
-	add("MLB runs per game, NL 1876-1919", nl, "year", "1876",
-		[("1893", "pitching distance moved to 60 ft 6 in"), ("1901", "NL counts foul balls as strikes")], "dev")
+	add(
+		"MLB runs per game, NL 1876-1919",
+		nl,
+		"year",
+		"1876",
+		[("1893", "pitching distance moved to 60 ft 6 in"), ("1901", "NL counts foul balls as strikes")],
+		"dev",
+	)
 	claims = _csv("wooldridge_ezanders.csv")
-	add("Anderson (IN) unemployment claims", claims["uclms"], "month", "1980-01",
-		[("1984-01", "enterprise zone designated, ez = 1 from Jan 1984 (Papke 1994)")], "dev")
+	add(
+		"Anderson (IN) unemployment claims",
+		claims["uclms"],
+		"month",
+		"1980-01",
+		[("1984-01", "enterprise zone designated, ez = 1 from Jan 1984 (Papke 1994)")],
+		"dev",
+	)
 	births = _csv("HistData_Arbuthnot.csv").set_index("Year")["Total"]
-	add("London christenings", births, "year", str(births.index[0]),
-		[("1661", "parish registration restored after the Restoration of 1660"),
-		 ("1643", "registration disrupted by the Civil War from 1642")], "dev")
+	add(
+		"London christenings",
+		births,
+		"year",
+		str(births.index[0]),
+		[
+			("1661", "parish registration restored after the Restoration of 1660"),
+			("1643", "registration disrupted by the Civil War from 1642"),
+		],
+		"dev",
+	)
 	measles = _cases("Measles")
-	add("US measles cases", measles, "year", str(measles.index[0]),
-		[("1963", "measles vaccine licensed in 1963")], "held-out")
+	add(
+		"US measles cases",
+		measles,
+		"year",
+		str(measles.index[0]),
+		[("1963", "measles vaccine licensed in 1963")],
+		"held-out",
+	)
 	polio = _cases("Polio")
-	add("US polio cases", polio, "year", str(polio.index[0]),
-		[("1955", "Salk polio vaccine licensed in April 1955")], "held-out")
+	add(
+		"US polio cases",
+		polio,
+		"year",
+		str(polio.index[0]),
+		[("1955", "Salk polio vaccine licensed in April 1955")],
+		"held-out",
+	)
 	coffee = _csv("stevedata_coffee_price.csv")
-	add("arabica coffee price", coffee["arabica"], "month", "1980-01",
-		[("1989-07", "International Coffee Agreement export quotas suspended, 4 July 1989")], "held-out")
+	add(
+		"arabica coffee price",
+		coffee["arabica"],
+		"month",
+		"1980-01",
+		[("1989-07", "International Coffee Agreement export quotas suspended, 4 July 1989")],
+		"held-out",
+	)
 	eeri = _eeri_monthly()
-	add("UK effective exchange rate", eeri, "month", "1990-01",
-		[("2016-07", "EU referendum, 23 June 2016"), ("1992-10", "sterling leaves the ERM, 16 Sep 1992")], "held-out")
+	add(
+		"UK effective exchange rate",
+		eeri,
+		"month",
+		"1990-01",
+		[("2016-07", "EU referendum, 23 June 2016"), ("1992-10", "sterling leaves the ERM, 16 Sep 1992")],
+		"held-out",
+	)
 	tariff = _csv("stevedata_arg_tariff.csv").set_index("year")["tariffrate"]
-	add("Argentina mean tariff", tariff, "year", str(tariff.index[0]),
-		[("1990", "trade liberalisation of 1989-91")], "held-out")
+	add(
+		"Argentina mean tariff",
+		tariff,
+		"year",
+		str(tariff.index[0]),
+		[("1990", "trade liberalisation of 1989-91")],
+		"held-out",
+	)
 	coal = _coal_per_year()
-	add("British coal-mine disasters", coal, "year", "1851",
-		[("1890", "rate falls around 1890 (Jarrett 1979; Raftery and Akman 1986)")], "held-out")
+	add(
+		"British coal-mine disasters",
+		coal,
+		"year",
+		"1851",
+		[("1890", "rate falls around 1890 (Jarrett 1979; Raftery and Akman 1986)")],
+		"held-out",
+	)
 	return out
 
 
@@ -536,6 +618,10 @@ def tolerance(n: int) -> int:
 	return max(2, int(round(0.05 * n)))
 
 
+def _near(position: int, targets: list[int], tol: int) -> bool:
+	return any(abs(position - t) <= tol for t in targets)
+
+
 def documented_report(items: list[dict], title: str) -> dict:
 	"""Each series' documented shifts, the changes this search and ruptures found, and whether the
 	first documented shift (the main one) was located."""
@@ -558,14 +644,14 @@ def documented_report(items: list[dict], title: str) -> dict:
 		theirs_ok = any(abs(b - targets[0]) <= tol for b in theirs)
 		hits["ours"] += ours_ok
 		hits["ruptures"] += theirs_ok
-		near = lambda p: any(abs(p - t) <= tol for t in targets)  # noqa: E731
-		more_ours = sum(not near(c["index"]) for c in found)
-		more_theirs = sum(not near(b) for b in theirs)
+		more_ours = sum(not _near(c["index"], targets, tol) for c in found)
+		more_theirs = sum(not _near(b, targets, tol) for b in theirs)
 		extra["ours"] += more_ours
 		extra["ruptures"] += more_theirs
-		text = ", ".join(
-			f"{labels[c['index']]} ({c['shift']:+.3g}, {c['confidence']:.0%})" for c in found
-		) or "none"
+		text = (
+			", ".join(f"{labels[c['index']]} ({c['shift']:+.3g}, {c['confidence']:.0%})" for c in found)
+			or "none"
+		)
 		rupt = ", ".join(labels[b] for b in theirs[:6]) + (f" +{len(theirs) - 6}" if len(theirs) > 6 else "")
 		documented = " ".join(when for when, _ in item["shifts"])
 		print(
@@ -603,8 +689,12 @@ def noise_series(kind: str, seed: int) -> tuple[np.ndarray, int | None]:
 
 
 def false_alarm_report() -> None:
-	print(f"\n== Change points: false alarms on {NOISE_SERIES} simulated series of each kind with no shift (24-240 periods) ==")
-	print(f"{'kind':<24} {'ours: series with a change':>27} {'ruptures: series with a change':>31} {'ruptures changes':>17}")
+	print(
+		f"\n== Change points: false alarms on {NOISE_SERIES} simulated series of each kind with no shift (24-240 periods) =="
+	)
+	print(
+		f"{'kind':<24} {'ours: series with a change':>27} {'ruptures: series with a change':>31} {'ruptures changes':>17}"
+	)
 	for kind in ("white noise", "monthly season + noise", "AR(1) noise, rho 0.5"):
 		ours = theirs = count = 0
 		for seed in range(NOISE_SERIES):

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from analytics import anomalies, changepoint, periods
 from analytics.contract import NOT_SET, normalise

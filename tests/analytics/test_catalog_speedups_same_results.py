@@ -228,7 +228,13 @@ def test_breakdown_on_keys_hashed_once_same_as_grouping_the_names():
 	sales = generate.sales(30_000, seed=4)
 	sales.loc[sales.index[::97], "party"] = None  # lines with no customer are left out, as groupby does
 	out = blocks.breakdown(
-		sales, "party", "amount", label="Revenue", noun="customer", top_n=5000, extra={"invoices": ("document", "nunique")}
+		sales,
+		"party",
+		"amount",
+		label="Revenue",
+		noun="customer",
+		top_n=5000,
+		extra={"invoices": ("document", "nunique")},
 	)
 	grouped = sales.groupby("party", sort=False)
 	totals = grouped["amount"].sum().sort_values(ascending=False, kind="stable")

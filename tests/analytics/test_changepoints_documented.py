@@ -89,7 +89,9 @@ def test_changepoint_two_shifts_under_a_strong_season_both_found():
 def test_changepoint_short_seasonal_noise_is_not_cut_into_shifts():
 	# Two to four cycles: a season estimated from two values per month follows their noise, and
 	# the forecast's season test misses a clean season on so few cycles.
-	flagged = sum(bool(_indexes(_seasonal(int(n), seed), 12)) for seed, n in enumerate(np.linspace(24, 48, 30)))
+	flagged = sum(
+		bool(_indexes(_seasonal(int(n), seed), 12)) for seed, n in enumerate(np.linspace(24, 48, 30))
+	)
 	assert flagged <= 1
 
 
