@@ -598,7 +598,7 @@ def forecast_report(task_list: list[dict], title: str = "Forecasts") -> None:
 		print(line)
 
 
-def ruptures_changes(y: np.ndarray, season_length: int | None = None) -> list[int]:
+def ruptures_changes(y: np.ndarray) -> list[int]:
 	"""ruptures' PELT (l2 cost) with the BIC penalty 2 log(n) sigma^2, sigma from the MAD of the
 	differences, on the series as it is (ruptures takes no season out)."""
 	import ruptures
