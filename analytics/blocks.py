@@ -27,13 +27,16 @@ def _values(frame: pd.DataFrame, values: object) -> np.ndarray | None:
 	return np.asarray(values)
 
 
-def distinct_counts(keys: object, values: object, sort: bool = True) -> pd.Series:
+def distinct_counts(
+	keys: object, values: object, sort: bool = True, factorized: tuple[np.ndarray, object] | None = None
+) -> pd.Series:
 	"""Distinct non-missing values per key, as `groupby(keys)[values].nunique()` gives them.
 
 	Both are turned into integer codes once and the distinct (key, value) pairs counted; pandas'
-	nunique hashes the million strings again on the way and then sorts the pairs.
+	nunique hashes the million strings again on the way and then sorts the pairs. `factorized` is
+	the keys' (codes, names) where the caller has them already.
 	"""
-	key_codes, key_names = pd.factorize(np.asarray(keys), sort=sort)
+	key_codes, key_names = factorized or pd.factorize(np.asarray(keys), sort=sort)
 	value_codes, _ = pd.factorize(np.asarray(values))
 	present = (key_codes >= 0) & (value_codes >= 0)
 	width = int(value_codes.max()) + 2 if value_codes.size else 1
@@ -80,7 +83,13 @@ def trend(
 	clean = whole[known] if not known.all() else whole
 	season = periods.SEASON[freq]
 	found = anomalies.find(clean, threshold, detrend=clean.size >= 7) if clean.size >= 5 else []
-	shift = changepoint.locate(clean, season_length=season) if clean.size >= 6 else None
+	changes = changepoint.locate_all(clean, season_length=season) if clean.size >= 6 else []
+	if not known.all():
+		# Periods without a value were left out of the search: index the changes as the periods.
+		positions = np.flatnonzero(known)
+		for c in changes:
+			c["index"], c["range"] = int(positions[c["index"]]), [int(positions[r]) for r in c["range"]]
+	shift = min(changes, key=lambda c: (c["p_value"], -abs(c["t"]))) if changes else None
 	prediction, future_labels, current = None, [], None
 	if forecast and horizon > 0 and clean.size and known.all():
 		prediction = run_forecast(clean, horizon + partial, season)
@@ -125,7 +134,7 @@ def trend(
 		noun,
 		unit,
 		found,
-		shift,
+		changes,
 		prediction,
 		future_labels,
 	)
@@ -168,6 +177,7 @@ def trend(
 			"forecast": prediction and {"labels": future_labels, **prediction},
 			"anomalies": [{**a, "label": labels[a["index"]]} for a in found],
 			"change_point": shift and {**shift, "label": labels[shift["index"]]},
+			"change_points": [{**c, "label": labels[c["index"]]} for c in changes],
 			"partial": partial and {"label": labels[-1], "value": rounded(series[-1]), **(current or {})},
 		},
 		"warnings": warnings,
@@ -192,9 +202,14 @@ def breakdown(
 	if not len(frame):
 		return empty_result()
 	keys = frame[by].to_numpy()
+	# The keys hashed once, in order of appearance (as grouping them unsorted orders the groups),
+	# for the totals and for any distinct counts beside them.
+	key_codes, key_names = pd.factorize(keys)
+	named = key_codes >= 0
 	data = pd.Series(np.ones(len(frame)) if values is None else _values(frame, values), copy=False)
-	grouped = data.groupby(keys, sort=False)
+	grouped = (data[named] if not named.all() else data).groupby(key_codes[named], sort=False)
 	totals = grouped.size().astype(float) if agg == "count" else getattr(grouped, agg)()
+	totals.index = pd.Index(np.asarray(key_names, dtype=object)[totals.index.to_numpy()], dtype=object)
 	totals = totals.sort_values(ascending=False, kind="stable")
 	names = [str(n) for n in totals.index]
 	amounts = totals.to_numpy(dtype=float)
@@ -206,7 +221,7 @@ def breakdown(
 	extras = {}
 	for name, (column, how) in (extra or {}).items():
 		if how == "nunique":
-			extras[name] = distinct_counts(keys, _values(frame, column), sort=False)
+			extras[name] = distinct_counts(keys, _values(frame, column), factorized=(key_codes, key_names))
 		else:
 			extras[name] = pd.Series(_values(frame, column), copy=False).groupby(keys, sort=False).agg(how)
 	positive_total = amounts[amounts > 0].sum()
@@ -307,12 +322,8 @@ def ratio_trend(
 		if worse and good.size >= 4:
 			watch_outs.append(f"{label} is getting worse over the period ({labels[0]} to {labels[-1]}).")
 		if good.size >= 6:
-			shift = changepoint.locate(good)
-			if shift:
-				observations.append(
-					f"Shift from {good_labels[shift['index']]}: {num(shift['before_mean'], unit)} before, "
-					f"{num(shift['after_mean'], unit)} after (p={shift['p_value']:.3g})."
-				)
+			for change in changepoint.locate_all(good):
+				observations.append(insights.shift_sentence(good_labels[change["index"]], change, unit))
 	rows = [
 		[lab, rounded(n), rounded(d), rounded(r)]
 		for lab, n, d, r in zip(labels, num_series, den_series, ratios, strict=True)

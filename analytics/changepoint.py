@@ -1,31 +1,45 @@
-"""Where the level of a series shifted: binary segmentation on Welch t-tests, corrected for the
-number of splits tried and for autocorrelation.
+"""Where the level of a series shifted: a penalised search for every change the data supports, on
+the seasonally adjusted series, each change with its size and a confidence.
 
-- Every split of a segment is scored at once from cumulative sums (O(n)); the best split is
-  kept when its p-value, Bonferroni-adjusted for the splits tried, is below alpha; then each
-  side is searched again, so several shifts are found, not one best split.
-- Autocorrelation: the changes found are then retested, each between its neighbours, with the
-  t statistic divided by sqrt((1 + rho) / (1 - rho)), rho being the lag-one autocorrelation of
-  what is left around all the segment means; the weakest failing change is dropped and the
-  rest retested. A wandering or trending series (rho near 1) then does not count as a run of
-  shifts, while a clean step (white noise either side, as the Nile at the 1898 dam) keeps
-  its full strength.
-- Ends: a segment is at least `min_size` long (by default 5% of the series, at least 3), and
-  a split within 10% of an end of the series must pass alpha / 10; a first or last stretch
-  shorter than `min_size` (down to 3) only when nothing else holds, at alpha / 100.
-- One-period spikes are replaced by the running median before the search (they are
-  anomalies, not shifts); a segment that departs and comes back to within a fifth of the
-  jump is reported as a temporary change rather than a level shift.
-- Each change carries a range of likely positions: the splits whose squared statistic is
-  within 2.71 (the chi-square 90% point) of the best one's.
+1. Season: where the series has one, robust STL (statsmodels) takes it out, on logarithms where
+   the season multiplies (`seasonality.choose_season`), and the search runs on the seasonally
+   adjusted values, so a strong season neither hides a shift nor passes for one. A season counts
+   when the forecast's test finds one (`seasonality.has_season`) or when it is most of what the
+   trend leaves (STL's seasonal strength, Wang, Smith and Hyndman 2006, at least SEASON_STRENGTH):
+   the autocorrelation test is weak on a few cycles of a clean season. Under STL_CYCLES cycles the
+   season is one median index per position instead (STL's smoother would follow their noise), and
+   under MIN_CYCLES there is no search: a shift cannot be told from the season. One-period spikes
+   are then replaced by the running median (`seasonality.clean`): they are anomalies, not shifts.
+2. Candidates: binary segmentation with the two-sample statistic of a change in mean (as if the
+   noise were white, its scale from the MAD of the differences), and again with the level-shift
+   statistic below at the differences' rho (jumps beyond the usual steps), a split kept while its squared
+   statistic beats the modified BIC of Zhang and Siegmund (2007): 3 log n per change plus the log
+   lengths of the two parts less the whole's (as R's changepoint package applies it). Segments are
+   at least `min_size` long (by default 5% of the series, at least 3).
+3. Noise: AR(1). Its lag-one autocorrelation rho is the mean of two estimates that err in
+   opposite directions: that of the residuals around the segment means, corrected for the
+   downward bias of estimated means (Marriott and Pope 1954), which a wandering series cut into
+   many segments pulls down, and one from the spreads of the one- and two-period differences
+   (Chakar, Lebarbier, Levy-Leduc and Robin 2017), which frequent shifts push up. The
+   innovations' scale is the MAD of what decorrelating leaves.
+4. Confirmation: in AR(1) noise a level shift of size d at period k shows in the decorrelated
+   series x[t] - rho x[t-1] as a jump of d at k followed by a lasting shift of (1 - rho) d (a level
+   shift in Chen and Liu's 1993 terms); its t statistic is computed for every split at once from
+   cumulative sums. Each candidate is retested so between its neighbours (the best split there,
+   Bonferroni-adjusted for the splits tried; within 10% of an end at alpha / 10; a first or last
+   stretch down to END_SIZE periods only when nothing else holds, at alpha / 100); the weakest
+   that fails is dropped and the rest retested, so every change reported holds at `alpha`, and
+   `confidence` is 1 - p. On white noise this is the two-sample test; on a wandering series the
+   lasting part fades and only a jump far beyond the usual steps counts, so a random walk is not
+   cut into a staircase, while a sharp shift in it (a beaver leaving its lodge) is still found.
+5. Range: the splits whose squared statistic is within 2.71 (the chi-square 90% point) of the
+   best one's.
+6. Size: the level before and after (means of the seasonally adjusted series between neighbouring
+   changes, in the series' units), their difference and its share of the level before; a change
+   whose next one comes back to within a fifth of the jump is "temporary" rather than a level shift.
 
-ruptures' PELT (l2 cost, BIC penalty) was run beside it in `benchmarks/realdata.py`: on the
-documented shifts it places the same periods where both find one (Nile 1899, seat belts
-1983-02, Romania 1967, the 2008 crisis) and finds the Danish 1983 shift this search misses,
-but it reports shifts on 38 of 39 real series (it has no correction for autocorrelation, so a
-wandering series becomes a staircase) against 24 here, and gives no p-value or range. This
-search is kept: fewer false shifts, a p-value and a range, numpy only, and about three times
-faster there.
+`benchmarks/realdata.py` runs it beside ruptures' PELT on real series with documented shifts
+(a law, a rule change, a vaccine, a policy...) and counts its false alarms on simulated noise.
 """
 
 from __future__ import annotations
@@ -38,98 +52,163 @@ from analytics.series import as_values
 MAX_CHANGES = 5
 EDGE_SHARE = 0.1
 RANGE_DROP = 2.705543454095404  # chi-square(1) 90% point
-MAX_RHO = 0.9
+MAX_RHO = 0.98
 END_SIZE = 3
+MAD_SCALE = 1.482602218505602  # 1 / the standard normal's 75th percentile
+MEAN_AD_SCALE = 1.2533141373155001  # sqrt(pi / 2)
+# The noise scale, relative to the values, taken for a series of exact steps.
+EXACT = 1e-12
+SEASON_STRENGTH = 0.5
+# STL's seasonal smoother spans this many cycles: the first and last cycles' indices are not
+# bent by their own noise.
+SEASON_WINDOW = 13
+SEASON_DEGREE = 0
+STL_CYCLES = 4
+MIN_CYCLES = 3
 
 
-def scores(values: object, min_size: int = 3) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-	"""Candidate split indexes with their Welch t statistics and degrees of freedom."""
-	x = as_values(values)
+# --- the noise ------------------------------------------------------------------------
+
+
+def _mad(x: np.ndarray) -> float:
+	return float(MAD_SCALE * np.median(np.abs(x - np.median(x)))) if x.size else 0.0
+
+
+def autocorrelation(x: np.ndarray) -> float:
+	"""Lag-one autocorrelation of the noise, in [0, MAX_RHO], from the spreads of the one- and
+	two-period differences (Chakar, Lebarbier, Levy-Leduc and Robin 2017): for AR(1) noise their
+	variances are 2 s^2 (1 - rho) and 2 s^2 (1 - rho^2), so rho = (spread two / spread one)^2 - 1;
+	medians, so a few shifts barely move it."""
+	if x.size < 5:
+		return 0.0
+	one = float(np.median(np.abs(np.diff(x))))
+	two = float(np.median(np.abs(x[2:] - x[:-2])))
+	if one <= 0:
+		return 0.0
+	return float(np.clip((two / one) ** 2 - 1, 0.0, MAX_RHO))
+
+
+def decorrelate(x: np.ndarray, rho: float) -> np.ndarray:
+	"""x[t] - rho x[t-1] for t >= 1: the AR(1) noise's innovations plus the level's own changes."""
+	return x[1:] - rho * x[:-1]
+
+
+def innovation_scale(x: np.ndarray, rho: float) -> float:
+	"""The innovations' standard deviation: the MAD of the decorrelated series' differences over
+	sqrt(2) (a shift moves one difference, a jump two); where more than half of them are equal
+	(counts, exact steps) the mean absolute deviation, scaled by sqrt(pi / 2), takes its place; 0
+	when the series is exact steps."""
+	steps = np.diff(decorrelate(x, rho))
+	scale = _mad(steps)
+	if scale <= 0 and steps.size:
+		scale = MEAN_AD_SCALE * float(np.mean(np.abs(steps - np.median(steps))))
+	return scale / np.sqrt(2)
+
+
+# --- the statistic --------------------------------------------------------------------
+
+
+def scores(x: np.ndarray, rho: float, sigma: float, min_size: int = 3) -> tuple[np.ndarray, np.ndarray]:
+	"""Candidate splits of `x` (the first index of the new level) and the level-shift t statistic
+	of each: the regression of the decorrelated series on a constant and z, z being 0 before the
+	split, 1 at it and 1 - rho after, in units of the innovations' scale."""
 	n = x.size
 	min_size = max(2, int(min_size))
 	splits = np.arange(min_size, n - min_size + 1)
 	if splits.size == 0:
-		return splits, np.array([]), np.array([])
-	# Centring keeps the sums of squares well conditioned for large amounts.
-	centred = x - x.mean()
-	s1 = np.concatenate([[0.0], np.cumsum(centred)])
-	s2 = np.concatenate([[0.0], np.cumsum(centred * centred)])
-	n1 = splits.astype(float)
-	n2 = n - n1
-	sum1, sum2 = s1[splits], s1[n] - s1[splits]
-	sq1, sq2 = s2[splits], s2[n] - s2[splits]
-	mean1, mean2 = sum1 / n1, sum2 / n2
-	var1 = np.maximum((sq1 - n1 * mean1**2) / (n1 - 1), 0.0)
-	var2 = np.maximum((sq2 - n2 * mean2**2) / (n2 - 1), 0.0)
-	a, b = var1 / n1, var2 / n2
-	se = np.sqrt(a + b)
-	diff = mean2 - mean1
-	scale = max(np.abs(x).max(), 1.0)
-	flat = se <= 1e-12 * scale
+		return splits, np.zeros(0)
+	y = decorrelate(x - x.mean(), rho)  # y[j] belongs to period j + 1
+	m = y.size
+	tail = np.r_[np.cumsum(y[::-1])[::-1], 0.0]  # tail[j] = sum of y[j:]
+	j = splits - 1  # position of the split's own period in y
+	after = m - j - 1
+	lasting = 1 - rho
+	zy = y[j] + lasting * tail[j + 1]
+	z1 = 1 + lasting * after
+	zz = 1 + lasting**2 * after
+	sxy = zy - z1 * y.mean()
+	sxx = zz - z1**2 / m
+	if sigma <= 0:
+		# Exact steps: no noise to measure against, the best split is still the one that fits.
+		sigma = EXACT * max(float(np.abs(x).max()), 1.0)
 	with np.errstate(divide="ignore", invalid="ignore"):
-		t = np.where(flat, np.where(np.abs(diff) > 1e-12 * scale, np.inf * np.sign(diff), 0.0), diff / se)
-		df = np.where(flat, n - 2.0, (a + b) ** 2 / (a**2 / (n1 - 1) + b**2 / (n2 - 1)))
-	return splits, t, df
+		t = np.where(sxx > 0, sxy / (sigma * np.sqrt(sxx)), 0.0)
+	return splits, t
 
 
-def _rho(x: np.ndarray, bounds: list[int]) -> float:
-	"""Lag-one autocorrelation of the residuals around the segment means, in [0, MAX_RHO]."""
-	residual = np.concatenate([x[a:b] - x[a:b].mean() for a, b in zip(bounds[:-1], bounds[1:], strict=True)])
-	denominator = float(residual @ residual)
-	if denominator <= 0:
+# --- the search -----------------------------------------------------------------------
+
+
+def _penalty(n: int, left: int, right: int) -> float:
+	"""The modified BIC's price of one more change: 3 log n and the log lengths of the two parts
+	less the whole's."""
+	return float(3 * np.log(n) + np.log(left) + np.log(right) - np.log(left + right))
+
+
+def _segment(x: np.ndarray, rho: float, sigma: float, min_size: int, limit: int) -> list[int]:
+	"""Binary segmentation: a segment is split where the statistic is largest, while its square
+	beats the penalty."""
+	n = x.size
+	found: list[int] = []
+	pending = [(0, n)]
+	while pending and len(found) < limit:
+		start, stop = pending.pop()
+		if stop - start < 2 * min_size:
+			continue
+		splits, t = scores(x[start:stop], rho, sigma, min_size)
+		if not splits.size:
+			continue
+		best = int(np.argmax(np.abs(t)))
+		k = int(splits[best])
+		if t[best] ** 2 <= _penalty(n, k, stop - start - k):
+			continue
+		found.append(start + k)
+		pending += [(start, start + k), (start + k, stop)]
+	return sorted(found)
+
+
+def residual_rho(x: np.ndarray, found: list[int]) -> float:
+	"""Lag-one autocorrelation of the residuals around the segment means, in [0, MAX_RHO], corrected
+	for the downward bias of estimating each segment's mean (about (1 + 3 rho) / n per segment,
+	Marriott and Pope 1954): short segments would otherwise make autocorrelated noise look white."""
+	n = x.size
+	bounds = [0, *found, n]
+	residual = np.concatenate([x[i:j] - x[i:j].mean() for i, j in zip(bounds[:-1], bounds[1:], strict=True)])
+	lagged = float(residual[:-1] @ residual[:-1])
+	if lagged <= 0:
 		return 0.0
-	return float(np.clip(residual[1:] @ residual[:-1] / denominator, 0.0, MAX_RHO))
+	rho = float(residual[1:] @ residual[:-1]) / lagged
+	return float(np.clip(rho + (1 + 3 * rho) * (len(found) + 1) / n, 0.0, MAX_RHO))
 
 
-def _test(
-	x: np.ndarray, offset: int, total: int, min_size: int, alpha: float, inflation: float
-) -> dict | None:
-	"""The best split of `x` (a segment starting at `offset`) when significant after correction.
-
-	Splits leave `min_size` points either side. Where the segment reaches an end of the series,
-	a last (or first) stretch shorter than that, down to END_SIZE points, is tried too when no
-	other split holds, at alpha / 100: a real shift in the last few periods is reported, a few
-	high or low periods are not.
-	"""
-	found = _split(x, offset, total, min_size, alpha, inflation, None)
-	if found is None and min_size > END_SIZE and (offset == 0 or offset + x.size == total):
-		found = _split(x, offset, total, END_SIZE, alpha / 100, inflation, min_size)
-	return found
-
-
-def _short_stretch_scores(x: np.ndarray, splits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-	"""t statistics of a short first or last stretch against the rest, on the rest's variance."""
-	t, df = np.zeros(splits.size), np.zeros(splits.size)
-	for i, k in enumerate(splits):
-		short, long = (x[:k], x[k:]) if k < x.size - k else (x[k:], x[:k])
-		spread = long.std(ddof=1)
-		sign = 1.0 if k >= x.size - k else -1.0
-		diff = (short.mean() - long.mean()) * sign
-		se = spread * np.sqrt(1 / short.size + 1 / long.size)
-		t[i] = diff / se if se > 0 else (np.inf * np.sign(diff) if diff else 0.0)
-		df[i] = long.size - 1
-	return t, df
+# --- the confirmation -----------------------------------------------------------------
 
 
 def _split(
-	x: np.ndarray, offset: int, total: int, size: int, alpha: float, inflation: float, short_of: int | None
+	x: np.ndarray,
+	offset: int,
+	total: int,
+	size: int,
+	alpha: float,
+	rho: float,
+	sigma: float,
+	short_of: int | None,
 ) -> dict | None:
-	splits, t, df = scores(x, size)
+	"""The best split of `x` (a window starting at `offset` of a series of `total`) when it holds."""
+	splits, t = scores(x, rho, sigma, size)
 	if short_of is not None and splits.size:
-		# Only the splits that leave a short stretch at an end of the series, and scored on the
-		# long side's spread: three points cannot measure their own.
+		# Only the splits that leave a short stretch at an end of the series.
 		near_start = (splits < short_of) & (offset == 0)
 		near_end = (x.size - splits < short_of) & (offset + x.size == total)
-		splits = splits[near_start | near_end]
-		t, df = _short_stretch_scores(x, splits)
+		t, splits = t[near_start | near_end], splits[near_start | near_end]
 	if splits.size == 0:
 		return None
 	strength = np.abs(t)
-	if not np.any(strength > 0):
-		return None
 	best = int(np.argmax(strength))
-	adjusted = strength[best] / inflation
-	raw_p = 0.0 if np.isinf(adjusted) else float(2 * stats.t.sf(adjusted, df[best]))
+	if strength[best] <= 0:
+		return None
+	df = max(x.size - 3, 1)
+	raw_p = float(2 * stats.t.sf(strength[best], df))
 	tried = max(x.size - 2 * size + 1, 1)
 	p_value = min(1.0, raw_p * tried)
 	at = offset + int(splits[best])
@@ -137,73 +216,125 @@ def _split(
 	limit = alpha / 10 if short_of is None and min(at, total - at) < edge else alpha
 	if p_value >= limit:
 		return None
-	finite = np.where(np.isfinite(strength), strength, 1e12) / inflation
-	likely = splits[finite**2 >= finite[best] ** 2 - RANGE_DROP]
+	likely = splits[strength**2 >= strength[best] ** 2 - RANGE_DROP]
 	return {
 		"index": at,
 		"range": [offset + int(likely.min()), offset + int(likely.max())],
 		"p_value": p_value,
 		"raw_p_value": raw_p,
-		"t": float(t[best]) if np.isfinite(t[best]) else float(np.sign(t[best]) * 1e9),
+		"t": float(t[best]),
 	}
 
 
-def _segment(x: np.ndarray, min_size: int, alpha: float, inflation: float, limit: int) -> list[dict]:
-	"""Binary segmentation: split while the best split of a segment is significant."""
-	n = x.size
-	found: list[dict] = []
-	pending = [(0, n)]
-	while pending and len(found) < limit:
-		start, stop = pending.pop()
-		reaches_end = start == 0 or stop == n
-		if stop - start < (min_size + END_SIZE if reaches_end else 2 * min_size):
-			continue
-		change = _test(x[start:stop], start, n, min_size, alpha, inflation)
-		if change is None:
-			continue
-		found.append(change)
-		pending += [(start, change["index"]), (change["index"], stop)]
-	return sorted(found, key=lambda c: c["index"])
+def _test(
+	x: np.ndarray, offset: int, total: int, min_size: int, alpha: float, rho: float, sigma: float
+) -> dict | None:
+	"""The best split of a window when significant; where the window reaches an end of the series,
+	a last (or first) stretch shorter than `min_size`, down to END_SIZE points, is tried too when
+	no other split holds, at alpha / 100: a real shift in the last few periods is reported, a few
+	high or low periods are not."""
+	found = _split(x, offset, total, min_size, alpha, rho, sigma, None)
+	if found is None and min_size > END_SIZE and (offset == 0 or offset + x.size == total):
+		found = _split(x, offset, total, END_SIZE, alpha / 100, rho, sigma, min_size)
+	return found
 
 
-def _confirm(x: np.ndarray, found: list[dict], min_size: int, alpha: float) -> tuple[list[dict], float]:
-	"""Each change retested between its neighbours with the residual autocorrelation of the whole
-	segmentation; the weakest that fails is dropped and the rest retested, until all hold."""
+def _confirm(x: np.ndarray, found: list[int], min_size: int, alpha: float) -> tuple[list[dict], float]:
+	"""Each change retested between its neighbours in AR(1) noise with the autocorrelation the whole
+	segmentation leaves (`residual_rho`); the weakest that fails is dropped and the rest retested,
+	until all hold. The changes and the rho they were tested with."""
 	n = x.size
-	while True:
-		bounds = [0] + [c["index"] for c in found] + [n]
-		rho = _rho(x, bounds)
-		inflation = float(np.sqrt((1 + rho) / (1 - rho)))
+	local = autocorrelation(x)
+	while found:
+		bounds = [0, *found, n]
+		# The residuals of a wandering series cut into many segments look nearly white, and the
+		# differences of a series with frequent shifts look like a random walk's: the two
+		# estimates err in opposite directions, and their mean is taken.
+		rho = (residual_rho(x, found) + local) / 2
+		sigma = 0.0 if _exact(x, bounds) else innovation_scale(x, rho)
 		retested = []
-		for i in range(len(found)):
+		for i, at in enumerate(found):
 			a, b = bounds[i], bounds[i + 2]
-			change = _test(x[a:b], a, n, min_size, alpha, inflation)
-			retested.append(
-				change if change and abs(change["index"] - found[i]["index"]) <= min_size else None
-			)
+			change = _test(x[a:b], a, n, min_size, alpha, rho, sigma)
+			retested.append(change if change and abs(change["index"] - at) <= min_size else None)
 		if all(retested):
-			for change in retested:
-				change["rho"] = round(rho, 3)
 			return retested, rho
-		weakest = max((i for i, c in enumerate(retested) if c is None), key=lambda i: found[i]["p_value"])
+		failed = [i for i, c in enumerate(retested) if c is None]
+		weakest = min(failed, key=lambda i: _strength(x, bounds[i], found[i], bounds[i + 2], rho, sigma))
 		found = found[:weakest] + found[weakest + 1 :]
+	return [], 0.0
+
+
+def _apart(candidates: list[int], x: np.ndarray, min_size: int) -> list[int]:
+	"""Candidates at least `min_size` apart: of two closer ones, the one splitting their span better."""
+	kept: list[int] = []
+	for at in candidates:
+		if kept and at - kept[-1] < min_size:
+			a = kept[-2] if len(kept) > 1 else 0
+			if _gain(x, a, at) > _gain(x, a, kept[-1]):
+				kept[-1] = at
+			continue
+		kept.append(at)
+	return [k for k in kept if min_size <= k <= x.size - min_size]
+
+
+def _gain(x: np.ndarray, a: int, at: int) -> float:
+	left, right, both = x[a:at], x[at:], x[a:]
+	return float(both.var() * both.size - left.var() * left.size - right.var() * right.size)
+
+
+def _exact(x: np.ndarray, bounds: list[int]) -> bool:
+	"""Whether the series is exactly constant between the changes: no noise to test against."""
+	scale = max(float(np.abs(x).max()), 1.0)
+	return all(np.ptp(x[a:b]) <= 1e-12 * scale for a, b in zip(bounds[:-1], bounds[1:], strict=True))
+
+
+def _strength(x: np.ndarray, a: int, at: int, b: int, rho: float, sigma: float) -> float:
+	splits, t = scores(x[a:b], rho, sigma, 1)
+	hit = np.flatnonzero(splits == at - a)
+	return float(abs(t[hit[0]])) if hit.size else 0.0
+
+
+# --- the series -----------------------------------------------------------------------
 
 
 def _despike(x: np.ndarray) -> np.ndarray:
-	from analytics.forecast import clean
+	from analytics.seasonality import clean
 
 	return clean(x)[0]
 
 
-def _deseason(x: np.ndarray, season_length: int | None) -> np.ndarray:
-	from analytics.forecast import choose_season, has_season
+def adjust(x: np.ndarray, season_length: int | None) -> tuple[np.ndarray | None, str | None]:
+	"""The seasonally adjusted series and how the season was taken out ("additive" or
+	"multiplicative"), or the series itself and None where it has no season of that length, or
+	None and "too few cycles" where it has one but fewer than MIN_CYCLES cycles.
+
+	Robust STL from STL_CYCLES cycles on; on fewer, one index per position (the median over the
+	cycles, `seasonality.choose_season`): a smoother over two or three cycles follows their noise.
+	"""
+	from statsmodels.tsa.seasonal import STL
+
+	from analytics.seasonality import choose_season, has_season
 
 	m = int(season_length or 0)
-	if m < 2 or not has_season(x, m):
-		return x
-	index, multiplicative = choose_season(x, m)
-	s = index[np.arange(x.size) % m]
-	return x / s if multiplicative else x - s
+	if m < 2 or x.size < 2 * m:
+		return x, None
+	index, multiplicative = choose_season(x, m, cycles=None)
+	multiplicative = multiplicative and bool(np.all(x > 0))
+	y = np.log(x) if multiplicative else x
+	fit = STL(y, period=m, seasonal=SEASON_WINDOW, seasonal_deg=SEASON_DEGREE, robust=True).fit()
+	seasonal, remainder = np.asarray(fit.seasonal), np.asarray(fit.resid)
+	strength = 1 - np.var(remainder) / max(float(np.var(remainder + seasonal)), 1e-300)
+	if strength < SEASON_STRENGTH and not has_season(x, m):
+		return x, None
+	if x.size < MIN_CYCLES * m:
+		# Two cycles: each position's index is the mean of two values, half the noise; a shift
+		# cannot be told from the season.
+		return None, "too few cycles"
+	if x.size < STL_CYCLES * m:
+		seasonal = np.log(index) if multiplicative else index
+		seasonal = seasonal[np.arange(x.size) % m]
+	return (x / np.exp(seasonal), "multiplicative") if multiplicative else (x - seasonal, "additive")
 
 
 def default_min_size(n: int) -> int:
@@ -213,32 +344,55 @@ def default_min_size(n: int) -> int:
 def locate_all(
 	values: object, min_size: int | None = None, alpha: float = 0.05, season_length: int | None = None
 ) -> list[dict]:
-	"""Every significant shift, in order: `[{"index", "range", "kind", "p_value", "before_mean", "after_mean", ...}]`.
+	"""Every shift the data supports, in order:
+	`[{"index", "range", "kind", "before", "after", "shift", "relative", "p_value", "confidence", ...}]`.
 
-	`index` is the first period of the new level; `kind` is "level shift" or "temporary" (the
-	level came back); means are of the original values between neighbouring changes.
+	`index` is the first period of the new level; `before` and `after` (also `before_mean` and
+	`after_mean`) are the levels between neighbouring changes in the series' units, seasonally
+	adjusted where `season` names how a season was taken out; `shift` is after - before and
+	`relative` its share of `before` (None where `before` is 0); `kind` is "level shift" or
+	"temporary"; `rho` is the noise's autocorrelation the search allowed for.
 	"""
 	original = as_values(values)
 	n = original.size
 	if n < 6 or np.ptp(original) == 0:
 		return []
 	min_size = default_min_size(n) if min_size is None else max(2, int(min_size))
-	x = _despike(_deseason(original, season_length))
-	found, _ = _confirm(x, _segment(x, min_size, alpha, 1.0, 2 * MAX_CHANGES), min_size, alpha)
+	adjusted, season = adjust(original, season_length)
+	if adjusted is None:
+		return []
+	x = _despike(adjusted)
+	# Candidates as if the noise were white (the two-sample statistic), which over-splits a
+	# wandering series; the confirmation, which allows for the autocorrelation, prunes them.
+	candidates = set(_segment(x, 0.0, innovation_scale(x, 0.0), min_size, 2 * MAX_CHANGES))
+	# And as jumps beyond the usual steps where the noise wanders (the statistic at the robust rho).
+	local = autocorrelation(x)
+	if local > 0:
+		candidates |= set(_segment(x, local, innovation_scale(x, local), min_size, 2 * MAX_CHANGES))
+	found, rho = _confirm(x, _apart(sorted(candidates), x, min_size), min_size, alpha)
 	found = sorted(found, key=lambda c: c["p_value"])[:MAX_CHANGES]
 	found.sort(key=lambda c: c["index"])
 	bounds = [0] + [c["index"] for c in found] + [n]
 	for i, change in enumerate(found):
-		before = original[bounds[i] : bounds[i + 1]].mean()
-		after = original[bounds[i + 1] : bounds[i + 2]].mean()
-		change["before_mean"], change["after_mean"] = float(before), float(after)
-		change["kind"] = "level shift"
+		before = float(adjusted[bounds[i] : bounds[i + 1]].mean())
+		after = float(adjusted[bounds[i + 1] : bounds[i + 2]].mean())
+		change.update(
+			before=before,
+			after=after,
+			before_mean=before,
+			after_mean=after,
+			shift=after - before,
+			relative=(after - before) / abs(before) if before else None,
+			confidence=1.0 - change["p_value"],
+			season=season,
+			rho=round(rho, 3),
+			kind="level shift",
+		)
 	for i in range(len(found) - 1):
-		jump = found[i]["after_mean"] - found[i]["before_mean"]
-		back = found[i + 1]["after_mean"] - found[i]["before_mean"]
-		if jump and np.sign(found[i + 1]["after_mean"] - found[i + 1]["before_mean"]) != np.sign(jump):
-			if abs(back) <= 0.2 * abs(jump):
-				found[i]["kind"] = "temporary"
+		jump = found[i]["shift"]
+		back = found[i + 1]["after"] - found[i]["before"]
+		if jump and np.sign(found[i + 1]["shift"]) != np.sign(jump) and abs(back) <= 0.2 * abs(jump):
+			found[i]["kind"] = "temporary"
 	return found
 
 

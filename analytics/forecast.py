@@ -19,8 +19,12 @@
    the first origin), not indices that have seen the periods being forecast, which would favour
    the deseasonalised candidates and make the range too narrow.
 5. Range: from the rolling-origin errors of the whole procedure, choice included
-   (`backtest.procedure_errors`, `backtest.range_from_errors`); relative to the forecast when the
-   season multiplies, so it swells with the level and the season. Short series fall back to the
+   (`backtest.procedure_errors`, `backtest.range_from_errors`), over a longer backtest than the
+   choice's (RANGE_ORIGINS origins), at the conformal level at which ranges drawn the same way from
+   the errors known at each past origin covered 80% of what followed (`backtest.calibrated_level`):
+   the series' own history says how far its misses outgrow the past ones. Relative to the forecast
+   when the season multiplies, so it swells with the level and the season, and for another positive
+   series when that would have scored better over its backtest. Short series fall back to the
    in-sample one-step errors and say so.
 """
 
@@ -31,12 +35,15 @@ import numpy as np
 from analytics import smoothing
 from analytics.backtest import (
 	CANDIDATES,
+	MAX_ORIGINS,
 	MIN_ORIGINS_FOR_RANGE,
 	MIN_ORIGINS_FOR_SELECTION,
 	MIN_SMOOTHING_POINTS,
+	RANGE_ORIGINS,
 	Z80,
 	backtest,
 	backtest_origins,
+	calibrated_level,
 	choose,
 	procedure_errors,
 	range_from_errors,
@@ -180,6 +187,10 @@ class _Fit:
 		if self.season.index is None or self.first < 2 * self.m:
 			return self.candidates(origin, ahead)
 		start = self.first + (origin - self.first) // self.block * self.block
+		if start < 2 * self.m:
+			# An origin of the range's longer backtest with fewer than two cycles before its block:
+			# no season can be estimated from them, and none is borrowed from later periods.
+			return {c: np.full(ahead, np.nan) for c in self.candidates(origin, ahead)}
 		if start not in self.known:
 			multiplicative = self.season.multiplicative
 			index = latest_indices(self.y_clean[:start], self.m, multiplicative, FORECAST_CYCLES)[0]
@@ -228,8 +239,11 @@ def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np
 		return _in_sample_range(season.put_back(point, n), x - fitted, season, horizon, method, m)
 	steps = min(horizon, max(1, n // 4))
 	fit = _Fit(y_clean, x, season, m, steps)
-	errors, actuals = backtest(y, fit.backtest_forecasts, steps)
-	origins = next(iter(errors.values())).shape[0]
+	# One backtest from the range's origins; the choice reads its latest MAX_ORIGINS + steps - 1.
+	every, actuals = backtest(y, fit.backtest_forecasts, steps, RANGE_ORIGINS)
+	latest = min(next(iter(every.values())).shape[0], MAX_ORIGINS + steps - 1)
+	errors = {c: e[-latest:] for c, e in every.items()}
+	origins = latest
 	chosen: tuple[str, ...] = ("combination",)
 	how = f"short series: {n} points, too few to choose by backtest"
 	if origins >= MIN_ORIGINS_FOR_SELECTION:
@@ -244,17 +258,33 @@ def _smoothed(y: np.ndarray, horizon: int, m: int, notes: list[str]) -> tuple[np
 		return _in_sample_range(point, x - fitted, season, horizon, method, m)
 	# Not the chosen candidates' own backtest errors: they are the smallest of several by selection,
 	# so they understate what the forecast will miss by. The procedure's errors, choice included, do not.
-	missed = procedure_errors(errors)
-	if fit.logged:
-		# A season that multiplies: misses grow with the level and the season, so the range is
-		# drawn from them relative to the forecast and put back in proportion to it.
-		made = actuals - missed
-		relative = np.where(made > 0, missed / np.where(made > 0, made, 1.0), np.nan)
-		width = range_from_errors(relative, horizon) * np.abs(point)
-	else:
-		width = range_from_errors(missed, horizon)
-	method += f", 80% range from {origins} backtest errors" + _season_note(season, m)
+	missed = procedure_errors(every, window=MAX_ORIGINS + steps - 1)
+	width, relative = _range(missed, actuals, point, horizon, fit.logged)
+	method += f", 80% range from {missed.shape[0]} backtest errors" + _season_note(season, m)
 	return point, width, method
+
+
+def _range(
+	missed: np.ndarray, actuals: np.ndarray, point: np.ndarray, horizon: int, logged: bool
+) -> tuple[np.ndarray, bool]:
+	"""Half-widths of the 80% range from the procedure's backtest errors, at the conformal level
+	the series' own history calibrates (`backtest.calibrated_level`), and whether they are relative
+	to the forecast.
+
+	A season that multiplies makes misses grow with the level and the season: the range is drawn
+	from them relative to the forecast and put back in proportion to it. Another positive series
+	is drawn so too when ranges drawn that way would have scored better (interval score) over its
+	backtest than ranges in its own units: a series growing fast misses in proportion.
+	"""
+	made = actuals - missed
+	positive = bool(np.all(made[~np.isnan(made)] > 0))
+	absolute = calibrated_level(missed)
+	if positive:
+		relative_errors = np.where(made > 0, missed / np.where(made > 0, made, 1.0), np.nan)
+		relative = calibrated_level(relative_errors, scale=made)
+		if logged or (np.isfinite(relative[1]) and relative[1] < absolute[1]):
+			return range_from_errors(relative_errors, horizon, relative[0]) * np.abs(point), True
+	return range_from_errors(missed, horizon, absolute[0]), False
 
 
 def _in_sample_range(

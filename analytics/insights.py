@@ -114,6 +114,21 @@ def direction(values: np.ndarray) -> tuple[str, float]:
 	return ("rising" if relative > 0 else "falling"), relative * 100
 
 
+def shift_sentence(label: str, change: dict, unit: str | None) -> str:
+	"""One change point as a person reads it: when, the level before and after, the size and the
+	confidence (`changepoint.locate_all`'s fields)."""
+	level = "seasonally adjusted level" if change.get("season") else "average"
+	size = num(change["shift"], unit)
+	if change["shift"] > 0:
+		size = "+" + size
+	relative = f", {signed_pct(change['relative'] * 100)}" if change.get("relative") is not None else ""
+	kind = " (temporary: the level came back)" if change.get("kind") == "temporary" else ""
+	return (
+		f"Shift from {label}: {level} {num(change['before'], unit)} before, {num(change['after'], unit)} after "
+		f"({size}{relative}; confidence {change['confidence'] * 100:.0f}%){kind}."
+	)
+
+
 def trend_sentences(
 	measure: str,
 	labels: list[str],
@@ -121,7 +136,7 @@ def trend_sentences(
 	noun: str,
 	unit: str | None,
 	anomalies: list[dict],
-	change: dict | None,
+	changes: list[dict],
 	forecast: dict | None,
 	forecast_labels: list[str],
 ) -> tuple[list[str], list[str], list[str]]:
@@ -149,17 +164,15 @@ def trend_sentences(
 		recommendations.append(
 			"Compare the unusually low period with the one before to see which parties or items moved."
 		)
-	if change:
-		i = change["index"]
-		observations.append(
-			f"Shift from {labels[i]}: average {num(change['before_mean'], unit)} before, "
-			f"{num(change['after_mean'], unit)} after (p={change['p_value']:.3g})."
+	for change in changes:
+		observations.append(shift_sentence(labels[change["index"]], change, unit))
+	lasting = [c for c in changes if c.get("kind") != "temporary"]
+	if lasting and lasting[-1]["shift"] < 0:
+		latest = lasting[-1]
+		watch_outs.append(
+			f"{measure.capitalize()} stepped down from {labels[latest['index']]} "
+			f"({num(latest['before'], unit)} → {num(latest['after'], unit)} per {noun})."
 		)
-		if change["after_mean"] < change["before_mean"]:
-			watch_outs.append(
-				f"{measure.capitalize()} stepped down from {labels[i]} "
-				f"({num(change['before_mean'], unit)} → {num(change['after_mean'], unit)} per {noun})."
-			)
 	if forecast and forecast_labels:
 		points = forecast["point"]
 		observations.append(

@@ -154,17 +154,38 @@ def aggregate(
 	return full, filled
 
 
+def _codes(values: object) -> tuple[np.ndarray, int]:
+	"""Integer codes of the values (-1 for missing) and how many distinct there are; integer codes
+	that a caller made already are taken as they are, not hashed again."""
+	array = np.asarray(values)
+	if array.dtype.kind in "iu" and array.size and array.min() >= -1 and array.max() < 2**31:
+		return array.astype(np.int64, copy=False), int(array.max()) + 1
+	codes, uniques = pd.factorize(array, use_na_sentinel=True)
+	return codes, len(uniques)
+
+
+def _period_codes(starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+	"""Each period start's rank among the distinct starts, and those starts in order: from the day
+	numbers (a few thousand at most), with no hashing of a million dates."""
+	days = starts.astype("datetime64[D]").astype(np.int64)
+	first = int(days.min())
+	offsets = days - first
+	present = np.bincount(offsets) > 0
+	rank = np.cumsum(present) - 1
+	return rank[offsets], (np.flatnonzero(present) + first).astype("datetime64[D]")
+
+
 def _distinct_per_period(
 	starts: np.ndarray, values: object, freq: str, fill: bool
 ) -> tuple[np.ndarray, np.ndarray]:
 	"""Distinct values per period from integer codes: hashing the strings once, not once per period."""
-	codes, uniques = pd.factorize(np.asarray(values), use_na_sentinel=True)
-	period_codes, period_starts = pd.factorize(starts, sort=True)
-	width = len(uniques) + 1
+	codes, distinct = _codes(values)
+	period_codes, index = _period_codes(starts)
+	width = distinct + 1
+	known = codes >= 0
 	# pandas' hash table: numpy's unique on a million ints is several times slower.
-	keys = pd.unique(period_codes.astype(np.int64)[codes >= 0] * width + codes[codes >= 0])
-	counts = np.bincount(keys // width, minlength=len(period_starts)).astype(float)
-	index = np.asarray(period_starts).astype("datetime64[D]")
+	keys = pd.unique(period_codes[known] * width + codes[known])
+	counts = np.bincount(keys // width, minlength=index.size).astype(float)
 	if not fill:
 		return index, counts
 	full = span(index[0], index[-1], freq)

@@ -8,7 +8,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
 from analytics import anomalies, changepoint, periods
 from analytics.contract import NOT_SET, normalise
@@ -137,30 +136,32 @@ def test_anomaly_detrended_does_not_flag_a_steady_trend():
 # --- change point ---------------------------------------------------------------
 
 
-def _welch_by_loop(values, min_size):
-	best = None
-	for k in range(min_size, len(values) - min_size + 1):
-		t, p = stats.ttest_ind(values[k:], values[:k], equal_var=False)
-		if best is None or abs(t) > abs(best[1]):
-			best = (k, t, p)
-	return best
+def test_changepoint_level_shift_statistic_matches_a_loop_of_ols_regressions():
+	# The statistic of every split at once from cumulative sums is the t of z in the OLS regression
+	# of the decorrelated series on a constant and z (0 before the split, 1 at it, 1 - rho after).
+	import statsmodels.api as sm
 
-
-def test_changepoint_matches_a_loop_of_scipy_welch_tests():
 	rng = np.random.default_rng(3)
 	values = np.r_[rng.normal(100, 5, 14), rng.normal(130, 5, 10)]
+	rho, sigma = 0.4, 2.0
+	splits, t = changepoint.scores(values, rho, sigma, 3)
+	y = values[1:] - rho * values[:-1]
+	for k, statistic in zip(splits, t, strict=True):
+		z = np.r_[np.zeros(k - 1), 1.0, np.full(y.size - k, 1 - rho)]
+		fit = sm.OLS(y, sm.add_constant(z)).fit()
+		assert statistic * sigma == pytest.approx(fit.params[1] / np.sqrt(fit.normalized_cov_params[1, 1]))
 	found = changepoint.locate(values)
-	k, t, p = _welch_by_loop(values, 3)
-	splits = len(values) - 3 - 3 + 1
-	assert found["index"] == k == 14
-	assert found["raw_p_value"] == pytest.approx(p, rel=1e-6)
-	assert found["p_value"] == pytest.approx(min(1.0, p * splits), rel=1e-6)
+	assert found["index"] == 14
+	assert found["p_value"] == pytest.approx(min(1.0, found["raw_p_value"] * (len(values) - 3 - 3 + 1)))
+	assert found["confidence"] == pytest.approx(1 - found["p_value"])
 	assert found["before_mean"] == pytest.approx(values[:14].mean())
+	assert found["shift"] == pytest.approx(values[14:].mean() - values[:14].mean())
 
 
-def test_changepoint_perfect_step_has_zero_p_value():
+def test_changepoint_perfect_step_is_certain():
 	found = changepoint.locate([1, 1, 1, 1, 5, 5, 5, 5])
-	assert found["index"] == 4 and found["p_value"] == 0.0
+	assert found["index"] == 4 and found["p_value"] < 1e-12 and found["confidence"] == 1.0
+	assert found["shift"] == 4.0 and found["relative"] == 4.0
 
 
 @pytest.mark.parametrize("values", [[], [1, 2, 3, 4, 5], [4.0] * 20, [0.0] * 12])

@@ -199,3 +199,46 @@ def test_top_customers_invoices_are_their_distinct_invoices():
 	rows = out["table"]["rows"]
 	assert len(rows) >= 10
 	assert all(r[column] == invoices[r[0]] for r in rows)
+
+
+@pytest.mark.parametrize("freq", ["day", "week", "month", "quarter", "year"])
+def test_distinct_per_period_same_as_pandas_nunique(freq):
+	# Period codes from day numbers and integer codes taken as they are give what grouping the
+	# period starts and counting distinct values gave.
+	from analytics import periods
+
+	rng = np.random.default_rng(3)
+	dates = np.datetime64("2021-01-01") + rng.integers(0, 900, 50_000).astype("timedelta64[D]")
+	dates[rng.random(dates.size) < 0.3] = np.datetime64("2021-06-15")  # a busy day
+	names = np.array([f"SINV-{i}" for i in rng.integers(0, 8_000, dates.size)], dtype=object)
+	names[rng.random(dates.size) < 0.05] = None
+	codes, _ = pd.factorize(names)
+	starts = periods.start_of(dates, freq)
+	expected = pd.Series(names).groupby(starts).nunique()
+	for values in (names, codes):
+		index, counts = periods.aggregate(dates, values, freq, "nunique", fill=False)
+		assert list(index) == list(expected.index.to_numpy().astype("datetime64[D]"))
+		assert counts.tolist() == expected.to_numpy(dtype=float).tolist()
+
+
+def test_breakdown_on_keys_hashed_once_same_as_grouping_the_names():
+	# Totals and distinct counts from the keys' codes, hashed once, equal grouping by the names.
+	from analytics import blocks
+
+	sales = generate.sales(30_000, seed=4)
+	sales.loc[sales.index[::97], "party"] = None  # lines with no customer are left out, as groupby does
+	out = blocks.breakdown(
+		sales,
+		"party",
+		"amount",
+		label="Revenue",
+		noun="customer",
+		top_n=5000,
+		extra={"invoices": ("document", "nunique")},
+	)
+	grouped = sales.groupby("party", sort=False)
+	totals = grouped["amount"].sum().sort_values(ascending=False, kind="stable")
+	invoices = grouped["document"].nunique()
+	expected = [[name, rounded(amount), float(invoices[name])] for name, amount in totals.items()]
+	rows = [[r[0], r[1], r[4]] for r in out["table"]["rows"]]
+	assert rows == expected[: len(rows)] and out["table"]["total_rows"] == len(expected)
