@@ -366,22 +366,41 @@ def markdown_table(table: dict, caller: Caller) -> str:
 	return "\n".join(lines)
 
 
-def scope_line(data: dict) -> str:
-	"""Whose books and which period a figure covers, as the result says."""
+DATE_FIELDS = ("date", "posting_date", "transaction_date")
+
+
+def period_of(data: dict, args: dict) -> tuple[str | None, str | None]:
+	"""The dates a figure covers: as the result states them, else as the call asked for them."""
+	period = data.get("period")
+	if isinstance(period, dict):
+		return period.get("start") or period.get("from"), period.get("end") or period.get("to")
+	params = args.get("params") if isinstance(args.get("params"), dict) else {}
+	start, end = params.get("start"), params.get("end")
+	for condition in args.get("filters") or []:
+		if not isinstance(condition, dict) or condition.get("field") not in DATE_FIELDS:
+			continue
+		value, op = condition.get("value"), condition.get("op")
+		if op == "between" and isinstance(value, list) and len(value) == 2:
+			start, end = value
+		elif op in (">=", ">"):
+			start = value
+		elif op in ("<=", "<"):
+			end = value
+	return start, end
+
+
+def scope_line(data: dict, args: dict) -> str:
+	"""Whose books and which dates a figure covers: company, currency, period."""
 	parts = []
 	if data.get("company"):
 		parts.append(f"Company: {data['company']}")
 	if data.get("currency"):
 		parts.append(f"Currency: {data['currency']}")
-	period = data.get("period")
-	if isinstance(period, dict):
-		start, end = period.get("start") or period.get("from"), period.get("end") or period.get("to")
-		if start or end:
-			parts.append(
-				f"Period: {start or '…'} to {end or '…'}" + (" (partial)" if period.get("partial") else "")
-			)
-	elif period:
-		parts.append(f"Period: {period}")
+	start, end = period_of(data, args)
+	if start or end:
+		parts.append(f"Period: {start or 'the first record'} to {end or 'today'}")
+	elif data.get("company") and data.get("currency"):
+		parts.append("Period: all dates")
 	return " · ".join(parts)
 
 
@@ -457,7 +476,7 @@ def render(caller: Caller, session: Session, result: ToolResult, response: dict)
 	parts = []
 	if response.get("table") or response.get("cards"):
 		title = (response.get("table") or {}).get("title")
-		parts.extend(p for p in (f"**{title}**" if title else "", scope_line(data)) if p)
+		parts.extend(p for p in (f"**{title}**" if title else "", scope_line(data, result.args)) if p)
 		if response.get("cards"):
 			parts.append("\n".join(_card_text(card) for card in response["cards"]))
 		parts.extend(f"- {observation}" for observation in data.get("observations") or [])

@@ -73,8 +73,9 @@ def test_each_person_is_offered_a_small_spine_of_only_the_tools_they_may_use():
 	assert {"records__list", "records__get", "analytics__aggregate", "tools__search", "tools__call"} <= set(
 		ann
 	)
-	assert ann["records__list"].inputSchema["properties"]["entity"]["enum"] == ["customer", "sales_order"]
+	assert ann["records__list"].inputSchema["properties"]["entity"]["enum"] == ["company", "customer", "sales_order"]
 	assert bob["records__list"].inputSchema["properties"]["entity"]["enum"] == [
+		"company",
 		"purchase_order",
 		"sales_order",
 	]
@@ -133,6 +134,18 @@ def test_tools_search_gives_the_parameters_needed_to_call_what_it_found():
 		item["name"] != "customer.create"
 		for item in _call(world, BOB, "tools__search", {"query": "new customer"}).structuredContent["found"]
 	)
+
+
+def test_a_figure_names_its_company_currency_and_period():
+	world = World()
+	revenue = {"entity": "sales_order", "metrics": [{"fn": "sum", "field": "total", "as": "revenue"}]}
+	january = [{"field": "date", "op": "between", "value": ["2026-01-01", "2026-01-31"]}]
+	result = _call(world, ANN, "analytics__aggregate", {**revenue, "filters": january})
+	text = result.content[0].text
+	assert "Company: Acme Europe · Currency: EUR · Period: 2026-01-01 to 2026-01-31" in text
+	# Ann's own North orders only: 100 + 300 + ... + 1100.
+	assert result.structuredContent["rows"] == [{"revenue": 3600.0}] and "3,600.00" in text
+	assert "Period: all dates" in _call(world, ANN, "analytics__aggregate", revenue).content[0].text
 
 
 # --- writes stay proposals --------------------------------------------------------------

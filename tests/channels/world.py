@@ -22,6 +22,7 @@ ORDERS = [
 		"customer": f"Customer {i}",
 		"customer_name": f"Customer {i}",
 		"territory": "North" if i % 2 else "South",
+		"company": "Acme Europe",
 		"date": f"2026-01-{i:02d}",
 		"status": "To Deliver and Bill",
 		"total": float(i * 100),
@@ -34,6 +35,7 @@ CUSTOMERS = [
 	{"name": "Acme", "customer_name": "Acme Ltd", "customer_group": "Commercial", "territory": "North"},
 	{"name": "Globex", "customer_name": "Globex Corp", "customer_group": "Commercial", "territory": "South"},
 ]
+COMPANIES = [{"name": "Acme Europe", "currency": "EUR", "default_currency": "EUR"}]
 PURCHASE_ORDERS = [
 	{
 		"name": "PO-001",
@@ -48,13 +50,13 @@ PURCHASE_ORDERS = [
 PEOPLE = {
 	"ann@example.com": {
 		"roles": {"Sales User"},
-		"permissions": {"sales_order": {"read"}, "customer": {"read", "create"}},
+		"permissions": {"sales_order": {"read"}, "customer": {"read", "create"}, "company": {"read"}},
 		"restrictions": {"territory": {"North"}},
 		"token": "Bearer ann-secret-token",
 	},
 	"bob@example.com": {
 		"roles": {"Purchase User"},
-		"permissions": {"sales_order": {"read"}, "purchase_order": {"read"}},
+		"permissions": {"sales_order": {"read"}, "purchase_order": {"read"}, "company": {"read"}},
 		"restrictions": {"territory": {"South"}},
 		"token": "Bearer bob-secret-token",
 	},
@@ -77,7 +79,12 @@ class World:
 			person = PEOPLE[user]
 			self.connectors[user] = MemoryConnector(
 				user,
-				{"sales_order": ORDERS, "customer": CUSTOMERS, "purchase_order": PURCHASE_ORDERS},
+				{
+					"sales_order": ORDERS,
+					"customer": CUSTOMERS,
+					"purchase_order": PURCHASE_ORDERS,
+					"company": COMPANIES,
+				},
 				person["permissions"],
 				roles=person["roles"],
 				restrictions=person["restrictions"],
