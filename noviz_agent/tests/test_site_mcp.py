@@ -14,7 +14,6 @@ preconditions are asserted.
 from __future__ import annotations
 
 import json
-import socket
 import unittest
 from urllib.parse import parse_qs, urlparse
 
@@ -28,20 +27,11 @@ from mcp.types import Implementation
 
 from noviz_agent import api
 from noviz_agent.edge import frappe_session
-from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user, listening
 
 CLIENT = Implementation(name="noviz-site-test", version="1.0")
 ENDPOINT = "/api/method/noviz_agent.api.mcp"
 SETTINGS_CHANGED = ("enable_mcp", "mcp_roles", "enable_writes", "mcp_calls_per_hour")
-
-
-def _listening(url: str) -> bool:
-	parts = urlparse(url)
-	try:
-		with socket.create_connection((parts.hostname, parts.port or 80), timeout=2):
-			return True
-	except OSError:
-		return False
 
 
 def _settings(**values) -> None:
@@ -70,7 +60,7 @@ class TestMcpOverHttp(PeopleTestCase):
 	def setUpClass(cls):
 		super().setUpClass()
 		cls.web = (frappe.conf.get("noviz_test_web_url") or "http://127.0.0.1:8000").rstrip("/")
-		if not _listening(cls.web):
+		if not listening(cls.web):
 			raise unittest.SkipTest(
 				f"no web server answers at {cls.web} (set noviz_test_web_url in the site config)"
 			)

@@ -2,12 +2,25 @@
 
 from __future__ import annotations
 
+import socket
+from urllib.parse import urlparse
+
 import frappe
 from frappe.tests.utils import FrappeTestCase
 
 ADMIN = "Administrator"
 SALES = "sales.user@noviz.test"
 ACCOUNTS = "accounts.user@noviz.test"
+
+
+def listening(url: str) -> bool:
+	"""Whether anything accepts connections at the URL's host and port (another site, the web server)."""
+	parts = urlparse(url)
+	try:
+		with socket.create_connection((parts.hostname, parts.port or 80), timeout=2):
+			return True
+	except OSError:
+		return False
 
 
 def ensure_user(email: str, role: str) -> None:
