@@ -32,6 +32,25 @@ CLIENT = types.Implementation(name="sdk-test-client", version="1.2")
 NEW_CUSTOMER = {"values": {"customer_name": "Initech", "customer_group": "Commercial"}}
 
 
+def _run(go):
+	"""`anyio.run(go)` in a thread of its own: a session-wide event loop elsewhere in the suite (the
+	browser tests' Playwright keeps one running in the main thread) must not stop these tests."""
+	outcome: dict = {}
+
+	def target():
+		try:
+			outcome["value"] = anyio.run(go)
+		except BaseException as exc:  # handed to the test's own thread below
+			outcome["error"] = exc
+
+	thread = threading.Thread(target=target)
+	thread.start()
+	thread.join()
+	if "error" in outcome:
+		raise outcome["error"]
+	return outcome["value"]
+
+
 def _in_memory(world: World, user: str, **kw):
 	return create_connected_server_and_client_session(
 		build_server(world.caller(user)), client_info=CLIENT, **kw
@@ -43,7 +62,7 @@ def _call(world, user, name, arguments, **kw):
 		async with _in_memory(world, user, **kw) as client:
 			return await client.call_tool(name, arguments)
 
-	return anyio.run(go)
+	return _run(go)
 
 
 def _initech(world) -> bool:
@@ -59,7 +78,7 @@ def _names(world, user) -> dict[str, types.Tool]:
 		async with _in_memory(world, user) as client:
 			return (await client.list_tools()).tools
 
-	return {tool.name: tool for tool in anyio.run(go)}
+	return {tool.name: tool for tool in _run(go)}
 
 
 # --- what each person's assistant sees -------------------------------------------------
@@ -194,7 +213,7 @@ def _elicited(world, answer):
 				"tools__call", {"name": "customer.create", "arguments": NEW_CUSTOMER}
 			)
 
-	return anyio.run(go)
+	return _run(go)
 
 
 def test_confirming_in_the_client_carries_out_the_same_proposal_once():
@@ -227,7 +246,7 @@ def test_a_client_that_cannot_be_asked_gets_the_desk_link_and_nothing_is_written
 				"tools__call", {"name": "customer.create", "arguments": NEW_CUSTOMER}
 			)
 
-	result = anyio.run(go)
+	result = _run(go)
 	assert result.structuredContent["status"] == "awaiting_confirmation" and not _initech(world)
 
 
@@ -306,7 +325,7 @@ def _over_http(url: str, token: str | None, steps):
 				init = await client.initialize()
 				return init, session_id(), await steps(client)
 
-	return anyio.run(go)
+	return _run(go)
 
 
 def test_over_http_each_person_initializes_lists_and_reads_their_own_records(site):
@@ -364,7 +383,7 @@ def test_an_unauthenticated_request_gets_the_protocols_401_pointing_to_the_resou
 				await client.initialize()
 
 	with pytest.raises(Exception) as refused:
-		anyio.run(no_credentials)
+		_run(no_credentials)
 	assert "401" in repr(refused.value) or "401" in str(getattr(refused.value, "exceptions", ""))
 
 
