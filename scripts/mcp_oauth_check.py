@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import sys
 from urllib.parse import parse_qs, urlparse
@@ -73,6 +74,19 @@ def create_client(admin: requests.Session, url: str, redirect_uri: str) -> str:
 	response = admin.post(f"{url}/api/resource/OAuth Client", json=doc, timeout=30)
 	response.raise_for_status()
 	return response.json()["data"]["client_id"]
+
+
+def delete_client(admin: requests.Session, url: str, client_id: str) -> int:
+	"""The run's OAuth Client, after what links to it (its authorization codes, any token left)."""
+	for doctype in ("OAuth Authorization Code", "OAuth Bearer Token"):
+		found = admin.get(
+			f"{url}/api/resource/{doctype}",
+			params={"filters": json.dumps([["client", "=", client_id]]), "limit_page_length": 0},
+			timeout=30,
+		)
+		for row in found.json().get("data", []) if found.ok else []:
+			admin.delete(f"{url}/api/resource/{doctype}/{row['name']}", timeout=30)
+	return admin.delete(f"{url}/api/resource/OAuth Client/{client_id}", timeout=30).status_code
 
 
 class Person:
@@ -210,8 +224,7 @@ def main() -> int:
 		log(f"the old token after revoking: HTTP {after.status_code}")
 		ok = unauthenticated.status_code == 401 and after.status_code == 401
 	finally:
-		deleted = admin.delete(f"{url}/api/resource/OAuth Client/{client_id}", timeout=30)
-		log(f"OAuth Client deleted: HTTP {deleted.status_code}")
+		log(f"OAuth Client deleted: HTTP {delete_client(admin, url, client_id)}")
 	log("OK: signed in with PKCE, used the tools as the person, revoked" if ok else "FAILED")
 	return 0 if ok else 1
 

@@ -6,14 +6,15 @@ signed in by frappe from an API key. What those requests must see (the two peopl
 channel switched on) is committed here and removed afterwards, with every log row and conversation
 the calls made; whatever this process writes itself is rolled back.
 
-The web server's address: site config `noviz_test_web_url` (default http://127.0.0.1:8000); the Host
-header names this site. With nothing listening there the tests are skipped; otherwise their
+The web server's address: the environment's NOVIZ_TEST_WEB_URL or site config `noviz_test_web_url`
+(default http://127.0.0.1:8000); the Host header names this site. With nothing listening there the tests are skipped; otherwise their
 preconditions are asserted.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import unittest
 from urllib.parse import parse_qs, urlparse
 
@@ -25,11 +26,13 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 from mcp.types import Implementation
 
-from noviz_agent import api
+from noviz_agent import api, validation
 from noviz_agent.edge import frappe_session
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user, listening
 
 CLIENT = Implementation(name="noviz-site-test", version="1.0")
+# A web worker's first call imports the SDK and builds the tool registry: seconds on a busy machine.
+TIMEOUT = 120
 ENDPOINT = "/api/method/noviz_agent.api.mcp"
 SETTINGS_CHANGED = ("enable_mcp", "mcp_roles", "enable_writes", "mcp_calls_per_hour")
 
@@ -59,7 +62,8 @@ class TestMcpOverHttp(PeopleTestCase):
 	@classmethod
 	def setUpClass(cls):
 		super().setUpClass()
-		cls.web = (frappe.conf.get("noviz_test_web_url") or "http://127.0.0.1:8000").rstrip("/")
+		configured = os.environ.get("NOVIZ_TEST_WEB_URL") or frappe.conf.get("noviz_test_web_url")
+		cls.web = (configured or "http://127.0.0.1:8000").rstrip("/")
 		if not listening(cls.web):
 			raise unittest.SkipTest(
 				f"no web server answers at {cls.web} (set noviz_test_web_url in the site config)"
@@ -70,6 +74,8 @@ class TestMcpOverHttp(PeopleTestCase):
 		cls.started = frappe.utils.now_datetime()
 		settings = frappe.get_single("Agent Settings")
 		cls.saved = {field: settings.get(field) for field in SETTINGS_CHANGED}
+		# A site not migrated since the limit came has none: it is restored to the default the patch sets.
+		cls.saved["mcp_calls_per_hour"] = validation.limit(cls.saved, "mcp_calls_per_hour")
 		cls.auth = {SALES: _keys(SALES), ACCOUNTS: _keys(ACCOUNTS)}
 		_settings(enable_mcp=1, mcp_roles="", enable_writes=1, mcp_calls_per_hour=10000)
 
@@ -83,10 +89,13 @@ class TestMcpOverHttp(PeopleTestCase):
 				doc.api_key = None
 				doc.save(ignore_permissions=True)
 				remove_encrypted_password("User", user, "api_secret")
-			made = {"person": ("in", list(cls.auth)), "creation": (">=", cls.started)}
-			for doctype in ("Agent Interaction Log", "Agent Conversation"):
-				for name in frappe.get_all(doctype, filters=made, pluck="name"):
-					frappe.delete_doc(doctype, name, ignore_permissions=True, force=True)
+			# What the assistant calls wrote: their log rows and the conversations they were recorded in.
+			made = {"person": ("in", list(cls.auth)), "channel": "mcp", "creation": (">=", cls.started)}
+			logs = frappe.get_all("Agent Interaction Log", filters=made, fields=["name", "conversation"])
+			for log in logs:
+				frappe.delete_doc("Agent Interaction Log", log.name, ignore_permissions=True, force=True)
+			for conversation in {log.conversation for log in logs if log.conversation}:
+				frappe.delete_doc("Agent Conversation", conversation, ignore_permissions=True, force=True)
 			_settings(**cls.saved)
 		super().tearDownClass()
 
@@ -108,7 +117,9 @@ class TestMcpOverHttp(PeopleTestCase):
 		"""initialize, then `steps(client)`, with the SDK's own client signed in as `user`."""
 
 		async def run():
-			async with streamablehttp_client(self.web + ENDPOINT, headers=self.headers(user)) as (
+			async with streamablehttp_client(
+				self.web + ENDPOINT, headers=self.headers(user), timeout=TIMEOUT
+			) as (
 				read,
 				write,
 				_,
@@ -219,17 +230,23 @@ class TestMcpOverHttp(PeopleTestCase):
 	def test_an_unauthenticated_request_is_refused_with_the_protocols_401_and_where_to_sign_in(self):
 		body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
 		accept = {"Accept": "application/json, text/event-stream"}
-		response = httpx.post(self.web + ENDPOINT, json=body, headers={**self.headers(None), **accept})
+		response = httpx.post(
+			self.web + ENDPOINT, json=body, headers={**self.headers(None), **accept}, timeout=TIMEOUT
+		)
 		self.assertEqual(response.status_code, 401)
 		self.assertEqual(response.json()["error"], "invalid_token")
 		challenge = response.headers["www-authenticate"]
 		self.assertIn('resource_metadata="', challenge)
 		metadata_url = challenge.split('resource_metadata="', 1)[1].split('"', 1)[0]
-		metadata = httpx.get(self.web + urlparse(metadata_url).path, headers=self.headers(None))
+		metadata = httpx.get(
+			self.web + urlparse(metadata_url).path, headers=self.headers(None), timeout=TIMEOUT
+		)
 		self.assertEqual(metadata.status_code, 200, "the protected-resource metadata is published")
 		server = metadata.json()["authorization_servers"][0]
 		self.assertTrue(server.startswith("http"))
-		oauth = httpx.get(self.web + "/.well-known/oauth-authorization-server", headers=self.headers(None))
+		oauth = httpx.get(
+			self.web + "/.well-known/oauth-authorization-server", headers=self.headers(None), timeout=TIMEOUT
+		)
 		self.assertEqual(oauth.status_code, 200)
 		self.assertIn("S256", oauth.json()["code_challenge_methods_supported"])
 		self.assertTrue(oauth.json()["token_endpoint"].endswith("frappe.integrations.oauth2.get_token"))
@@ -239,10 +256,29 @@ class TestMcpOverHttp(PeopleTestCase):
 		try:
 			body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
 			accept = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-			refused = httpx.post(self.web + ENDPOINT, json=body, headers={**self.headers(ACCOUNTS), **accept})
+			refused = httpx.post(
+				self.web + ENDPOINT, json=body, headers={**self.headers(ACCOUNTS), **accept}, timeout=TIMEOUT
+			)
 			self.assertEqual(refused.status_code, 403)
 			self.assertIn("not enabled for your roles", refused.json()["error"]["message"])
 			allowed = self.call(SALES, "records__list", {"entity": "sales_order"})
 			self.assertFalse(allowed.isError)
 		finally:
 			_settings(mcp_roles="")
+
+
+class TestUpgradeDefaults(PeopleTestCase):
+	def test_a_limit_an_upgrade_adds_gets_its_default_so_the_settings_can_still_be_saved(self):
+		from noviz_agent.patches.v1 import set_missing_limits
+
+		self.assertTrue(
+			frappe.get_meta("Agent Settings").has_field("mcp_calls_per_hour"), "precondition: migrated"
+		)
+		# As a site upgraded from before the field: no value (0 once frappe reads it as an Int).
+		frappe.db.set_single_value("Agent Settings", "mcp_calls_per_hour", 0)
+		frappe.clear_document_cache("Agent Settings", "Agent Settings")
+		with self.assertRaises(frappe.ValidationError):
+			frappe.get_single("Agent Settings").save(ignore_permissions=True)
+		set_missing_limits.execute()
+		self.assertEqual(frappe.db.get_single_value("Agent Settings", "mcp_calls_per_hour"), 600)
+		frappe.get_single("Agent Settings").save(ignore_permissions=True)
