@@ -70,13 +70,15 @@ def create_client(admin: requests.Session, url: str, redirect_uri: str) -> str:
 		"grant_type": "Authorization Code",
 		"response_type": "Code",
 		"skip_authorization": 0,
+		# A public client: PKCE instead of a secret (frappe 16 asks; 15 has no such field).
+		"token_endpoint_auth_method": "None",
 	}
 	response = admin.post(f"{url}/api/resource/OAuth Client", json=doc, timeout=30)
 	response.raise_for_status()
 	return response.json()["data"]["client_id"]
 
 
-def delete_client(admin: requests.Session, url: str, client_id: str) -> int:
+def delete_client(admin: requests.Session, url: str, client_id: str) -> str:
 	"""The run's OAuth Client, after what links to it (its authorization codes, any token left)."""
 	for doctype in ("OAuth Authorization Code", "OAuth Bearer Token"):
 		found = admin.get(
@@ -86,7 +88,9 @@ def delete_client(admin: requests.Session, url: str, client_id: str) -> int:
 		)
 		for row in found.json().get("data", []) if found.ok else []:
 			admin.delete(f"{url}/api/resource/{doctype}/{row['name']}", timeout=30)
-	return admin.delete(f"{url}/api/resource/OAuth Client/{client_id}", timeout=30).status_code
+	deleted = admin.delete(f"{url}/api/resource/OAuth Client/{client_id}", timeout=30)
+	why = "" if deleted.ok else f" ({deleted.json().get('exc_type')}: {deleted.text[:200]})"
+	return f"HTTP {deleted.status_code}{why}"
 
 
 class Person:
@@ -224,7 +228,7 @@ def main() -> int:
 		log(f"the old token after revoking: HTTP {after.status_code}")
 		ok = unauthenticated.status_code == 401 and after.status_code == 401
 	finally:
-		log(f"OAuth Client deleted: HTTP {delete_client(admin, url, client_id)}")
+		log(f"OAuth Client deleted: {delete_client(admin, url, client_id)}")
 	log("OK: signed in with PKCE, used the tools as the person, revoked" if ok else "FAILED")
 	return 0 if ok else 1
 

@@ -14,6 +14,7 @@ Where frappe publishes OAuth metadata itself (`/.well-known/oauth-protected-reso
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 
 import frappe
@@ -50,11 +51,12 @@ def handle(*, record: Callable[[dict, str, dict], None], admit: Callable[[dict],
 		)
 		return _werkzeug(answer)
 	request = frappe.request
-	user = signed_in()
+	owner, oauth = credential()
+	user = signed_in(owner)
 	answer = mcp_http.serve(
 		mcp_http.HttpRequest(request.method, dict(request.headers), request.get_data(), request.path),
 		user=user,
-		caller_for=lambda kept: caller(values, kept, record=record, admit=admit),
+		caller_for=lambda kept: caller(values, kept, oauth, record=record, admit=admit),
 		sessions=frappe_session.RedisStore(SESSIONS),
 		resource_metadata_url=frappe.utils.get_url(RESOURCE_METADATA),
 		refusal=refusal(values, user) if user else None,
@@ -67,12 +69,33 @@ def _werkzeug(answer) -> Response:
 	return Response(answer.body, status=int(answer.status), headers=answer.headers)
 
 
-def signed_in() -> str | None:
-	"""The person frappe signed in from this request's credentials; None for a guest or a cookie alone."""
-	if not frappe.get_request_header("Authorization"):
-		return None
+def credential() -> tuple[str | None, str | None]:
+	"""Whose credential the Authorization header carries, and a bearer token's OAuth Client: (None, None)
+	without one. Frappe has already checked the secret; this says who the header (not a cookie) names."""
+	kind, _sep, value = (frappe.get_request_header("Authorization") or "").partition(" ")
+	kind, value = kind.lower(), value.strip()
+	if kind == "bearer" and value:
+		# The person's own token, which frappe accepted for this very request.
+		row = frappe.db.get_value(
+			"OAuth Bearer Token", {"name": value, "status": "Active"}, ["user", "client"]
+		)
+		return tuple(row) if row else (None, None)
+	if kind == "basic":
+		try:
+			value = base64.b64decode(value).decode()
+		except (ValueError, UnicodeDecodeError):
+			return None, None
+	if kind in ("token", "basic") and ":" in value:
+		key = value.split(":", 1)[0]
+		return frappe.db.get_value("User", {"api_key": key, "enabled": 1}, "name"), None
+	return None, None
+
+
+def signed_in(owner: str | None) -> str | None:
+	"""The person frappe signed in from this request's credentials; None for a guest, a desk cookie alone,
+	or a cookie beside a header that signed nobody in (a page in a browser must never drive this)."""
 	user = frappe.session.user
-	return None if user in (None, "", "Guest") else user
+	return user if owner and owner == user else None
 
 
 def refusal(values: dict, user: str) -> str | None:
@@ -87,22 +110,13 @@ def refusal(values: dict, user: str) -> str | None:
 	return None
 
 
-def oauth_client() -> str | None:
-	"""The OAuth Client whose bearer token signed this request in (None for an API key)."""
-	kind, _sep, token = (frappe.get_request_header("Authorization") or "").partition(" ")
-	if kind.lower() != "bearer" or not token:
-		return None
-	# The credential frappe just accepted for this very request: the person's own token.
-	return frappe.db.get_value("OAuth Bearer Token", token.strip(), "client")
-
-
-def caller(values: dict, kept: dict, *, record, admit):
-	"""The channel's Caller for the signed-in person: their Session, their conversation, their log."""
+def caller(values: dict, kept: dict, oauth: str | None, *, record, admit):
+	"""The channel's Caller for the signed-in person: their Session, their conversation, their log;
+	`oauth` is the OAuth Client their bearer token belongs to (None for an API key)."""
 	from noviz_agent.channels.mcp import Caller
 
 	user = frappe.session.user
 	conversation = kept["conversation"]
-	oauth = oauth_client()
 	app = frappe.db.get_value("OAuth Client", oauth, "app_name") if oauth else None
 	client = kept.get("client") or app or ""
 

@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import unittest
 from urllib.parse import parse_qs, urlparse
 
 import anyio
 import frappe
 import httpx
-from frappe.utils.password import remove_encrypted_password
+from frappe.utils.password import remove_encrypted_password, update_password
 from mcp import ClientSession
 from mcp.client.streamable_http import streamablehttp_client
 from mcp.types import Implementation
@@ -35,17 +36,34 @@ CLIENT = Implementation(name="noviz-site-test", version="1.0")
 TIMEOUT = 120
 ENDPOINT = "/api/method/noviz_agent.api.mcp"
 SETTINGS_CHANGED = ("enable_mcp", "mcp_roles", "enable_writes", "mcp_calls_per_hour")
+DESK_PASSWORD = "Mcp-Desk-Check-2026!"
 
 
 def _settings(**values) -> None:
-	"""Agent Settings changed and committed, with the cached copy dropped after the commit (the web
-	server's workers read the settings from the cache)."""
+	"""Agent Settings changed and committed, with the cached copies of the settings dropped after the
+	commit (the web server's workers read them from the cache)."""
 	settings = frappe.get_single("Agent Settings")
 	settings.update(values)
 	settings.save(ignore_permissions=True)
 	# The web server's requests run in other processes: they see only what is committed.
 	frappe.db.commit()
-	frappe.clear_document_cache("Agent Settings", "Agent Settings")
+	for single in ("Agent Settings", "OAuth Settings"):
+		frappe.clear_document_cache(single, single)
+
+
+OAUTH_METADATA = ("show_protected_resource_metadata", "show_auth_server_metadata")
+
+
+def _publish_oauth_metadata(values: dict | None = None) -> dict | None:
+	"""Where frappe publishes the OAuth metadata itself (its OAuth Settings), switch that on (or back);
+	the values it had. Elsewhere the app's own page renderer publishes them."""
+	if not frappe.db.exists("DocType", "OAuth Settings"):
+		return None
+	before = {field: frappe.db.get_single_value("OAuth Settings", field) for field in OAUTH_METADATA}
+	for field in OAUTH_METADATA:
+		frappe.db.set_single_value("OAuth Settings", field, 1 if values is None else values.get(field) or 0)
+	frappe.clear_document_cache("OAuth Settings", "OAuth Settings")
+	return before
 
 
 def _keys(user: str) -> str:
@@ -77,6 +95,8 @@ class TestMcpOverHttp(PeopleTestCase):
 		# A site not migrated since the limit came has none: it is restored to the default the patch sets.
 		cls.saved["mcp_calls_per_hour"] = validation.limit(cls.saved, "mcp_calls_per_hour")
 		cls.auth = {SALES: _keys(SALES), ACCOUNTS: _keys(ACCOUNTS)}
+		update_password(SALES, DESK_PASSWORD)  # to sign in to the desk with a cookie
+		cls.oauth_saved = _publish_oauth_metadata()
 		_settings(enable_mcp=1, mcp_roles="", enable_writes=1, mcp_calls_per_hour=10000)
 
 	@classmethod
@@ -89,6 +109,7 @@ class TestMcpOverHttp(PeopleTestCase):
 				doc.api_key = None
 				doc.save(ignore_permissions=True)
 				remove_encrypted_password("User", user, "api_secret")
+			remove_encrypted_password("User", SALES, "password")
 			# What the assistant calls wrote: their log rows and the conversations they were recorded in.
 			made = {"person": ("in", list(cls.auth)), "channel": "mcp", "creation": (">=", cls.started)}
 			logs = frappe.get_all("Agent Interaction Log", filters=made, fields=["name", "conversation"])
@@ -96,6 +117,7 @@ class TestMcpOverHttp(PeopleTestCase):
 				frappe.delete_doc("Agent Interaction Log", log.name, ignore_permissions=True, force=True)
 			for conversation in {log.conversation for log in logs if log.conversation}:
 				frappe.delete_doc("Agent Conversation", conversation, ignore_permissions=True, force=True)
+			_publish_oauth_metadata(cls.oauth_saved)
 			_settings(**cls.saved)
 		super().tearDownClass()
 
@@ -250,6 +272,27 @@ class TestMcpOverHttp(PeopleTestCase):
 		self.assertEqual(oauth.status_code, 200)
 		self.assertIn("S256", oauth.json()["code_challenge_methods_supported"])
 		self.assertTrue(oauth.json()["token_endpoint"].endswith("frappe.integrations.oauth2.get_token"))
+
+	def test_a_desk_cookie_cannot_drive_the_assistant_channel(self):
+		with httpx.Client(base_url=self.web, headers=self.headers(None), timeout=TIMEOUT) as desk:
+			signed = desk.post("/api/method/login", data={"usr": SALES, "pwd": DESK_PASSWORD})
+			self.assertEqual(signed.status_code, 200, "precondition: the person signs in to the desk")
+			page = desk.get("/app", follow_redirects=True)
+			csrf = re.search(r'frappe.csrf_token = "([^"]+)"', page.text)
+			self.assertTrue(
+				csrf, "precondition: the desk page gives its CSRF token, as a signed-in tab has it"
+			)
+			body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+			tab = {"Accept": "application/json, text/event-stream", "X-Frappe-CSRF-Token": csrf.group(1)}
+			# The cookie alone; beside a bearer token of nobody; beside someone else's API key.
+			for extra in (
+				{},
+				{"Authorization": "Bearer not-a-token-of-anyone"},
+				{"Authorization": self.auth[ACCOUNTS]},
+			):
+				refused = desk.post(ENDPOINT, json=body, headers={**tab, **extra})
+				self.assertEqual(refused.status_code, 401, extra)
+				self.assertEqual(refused.json()["error"], "invalid_token")
 
 	def test_a_person_whose_roles_may_not_connect_gets_nothing(self):
 		_settings(mcp_roles="Sales User")
