@@ -65,23 +65,40 @@ def _own_conversation(name: str, user: str):
 	return doc
 
 
-def _over_rate_limit(user: str, values: dict) -> str | None:
-	"""A fixed hourly window per person in Redis; the message when this question is one too many."""
-	allowed = validation.limit(values, "rate_limit_per_hour")
+def _over_rate_limit(user: str, values: dict, channel: str = "") -> str | None:
+	"""A fixed hourly window per person in Redis; the message when this question is one too many.
+
+	An assistant's tool calls (channel "mcp") are counted in a window of their own, against their own
+	limit: one question to an assistant is often several calls."""
+	field, what = (
+		("mcp_calls_per_hour", "made {allowed} tool calls")
+		if channel
+		else ("rate_limit_per_hour", "asked {allowed} questions")
+	)
+	allowed = validation.limit(values, field)
 	window = int(time.time() // RATE_WINDOW_SECONDS)
-	key = frappe.cache.make_key(f"noviz_agent:rate:{user}:{window}")
+	key = frappe.cache.make_key(f"noviz_agent:rate:{channel + ':' if channel else ''}{user}:{window}")
 	count = frappe.cache.incr(key)
 	if count == 1:
 		frappe.cache.expire(key, RATE_WINDOW_SECONDS + 60)
 	retry_in = RATE_WINDOW_SECONDS - int(time.time() % RATE_WINDOW_SECONDS)
-	return validation.rate_window(count, allowed, RATE_WINDOW_SECONDS, retry_in)
+	return validation.rate_window(count, allowed, RATE_WINDOW_SECONDS, retry_in, what)
 
 
 # --- recording ------------------------------------------------------------------------
 
 
 def _record(
-	user, conversation, question, outcome_response, outcome_log, entry, rules_sent, values, new_name=None
+	user,
+	conversation,
+	question,
+	outcome_response,
+	outcome_log,
+	entry,
+	rules_sent,
+	values,
+	new_name=None,
+	title=None,
 ):
 	"""Write the turn and its log; if the conversation cannot be written, the log still is.
 
@@ -112,7 +129,7 @@ def _record(
 			conversation = frappe.get_doc(
 				{
 					"doctype": CONVERSATION,
-					"title": records.conversation_title(question),
+					"title": title or records.conversation_title(question),
 					"person": user,
 					"rules_sent": "[]",
 				}
@@ -450,6 +467,48 @@ def confirm(token: str, conversation: str | None = None) -> dict:
 def cancel(token: str, conversation: str | None = None) -> dict:
 	"""Withdraw a proposal; its token can never be used afterwards."""
 	return _settle(token, conversation, confirm=False)
+
+
+@frappe.whitelist(allow_guest=True, methods=["GET", "POST", "DELETE"])
+def mcp(**_request):
+	"""The MCP server (Streamable HTTP) for assistants signed in as the person: OAuth bearer or API key.
+
+	The channel reads the JSON-RPC body itself (frappe's form arguments are ignored); a request with
+	no credentials is answered with the protocol's 401, which points the client to the OAuth metadata.
+	"""
+	from noviz_agent.edge import frappe_mcp
+
+	return frappe_mcp.handle(
+		record=_record_mcp_call, admit=lambda values: _over_rate_limit(frappe.session.user, values, "mcp")
+	)
+
+
+def _record_mcp_call(values: dict, conversation: str, call: dict) -> None:
+	"""One assistant call as a turn of its client's conversation, written exactly as a chat turn is."""
+	user = frappe.session.user
+	doc = _own_conversation(conversation, user) if frappe.db.exists(CONVERSATION, conversation) else None
+	_record(
+		user,
+		doc,
+		call["question"],
+		call["response"],
+		call["log"],
+		call["entry"],
+		None,
+		values,
+		new_name=conversation,
+		# A new conversation is named after its client, not after its first call's arguments.
+		title=call.get("title"),
+	)
+
+
+@frappe.whitelist(methods=["GET"])
+def mcp_clients() -> list[dict]:
+	"""The assistants connected over MCP, for administrators: who, which client, when last, how many calls."""
+	frappe.only_for("System Manager")
+	from noviz_agent.edge import frappe_mcp
+
+	return frappe_mcp.connected_clients()
 
 
 @frappe.whitelist(methods=["GET", "POST"])

@@ -52,6 +52,9 @@ doc_events = {
 	"Company": _invalidate,
 }
 
+# Assistants over MCP find where to sign in (OAuth metadata) where frappe does not publish it itself.
+page_renderer = ["noviz_agent.edge.frappe_mcp.OAuthMetadata"]
+
 # What the chat needs before its first call (no secrets): the message length limit.
 boot_session = "noviz_agent.api.boot_session"
 

@@ -21,6 +21,7 @@ LIMITS: dict[str, tuple[str, int, int, int]] = {
 	"proposal_ttl_minutes": ("Proposal lifetime (minutes)", 1, 1440, 15),
 	"max_message_chars": ("Message length limit (characters)", 100, 20000, 4000),
 	"rate_limit_per_hour": ("Questions per person per hour", 1, 3600, 60),
+	"mcp_calls_per_hour": ("Assistant tool calls per person per hour", 1, 100_000, 600),
 	"timeout": ("Provider timeout (seconds)", 5, 600, 60),
 	"max_retries": ("Provider retries", 0, 10, 2),
 	"slow_turn_ms": ("Slow turn threshold (ms)", 1000, 900000, 20000),
@@ -224,13 +225,15 @@ def check_page(result_id, number) -> tuple[str, int]:
 	return result_id, page
 
 
-def rate_window(count: int, allowed: int, window_seconds: int, retry_in: int) -> str | None:
-	"""The message for a person over their question quota; None while within it."""
+def rate_window(
+	count: int, allowed: int, window_seconds: int, retry_in: int, what: str = "asked {allowed} questions"
+) -> str | None:
+	"""The message for a person over their quota (questions, or an assistant's tool calls); None while within it."""
 	if count <= allowed:
 		return None
 	minutes = max(1, round(retry_in / 60))
 	return (
-		f"You have asked {allowed} questions in the last {window_seconds // 60} minutes, the limit on this site. "
+		f"You have {what.format(allowed=allowed)} in the last {window_seconds // 60} minutes, the limit on this site. "
 		f"Try again in about {minutes} minute{'s' if minutes != 1 else ''}."
 	)
 

@@ -10,8 +10,6 @@ when something listens, its preconditions are asserted. Every change on this sit
 from __future__ import annotations
 
 import json
-import socket
-from urllib.parse import urlparse
 
 import frappe
 import requests
@@ -19,7 +17,7 @@ import requests
 from noviz_agent.edge import frappe_doctor
 from noviz_agent.testing import answer, call, calls
 from noviz_agent.tests.test_agent_api import AgentTestCase
-from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user, listening
 
 CONFIG_KEY = "noviz_test_helpdesk"
 SECOND = "accounts.second@noviz.test"  # an Accounts User too: only their Helpdesk account differs
@@ -28,15 +26,6 @@ SECOND = "accounts.second@noviz.test"  # an Accounts User too: only their Helpde
 def where(field: str, op: str, value) -> list:
 	"""One filter condition in the entity tools' format (the one line to change when the format does)."""
 	return {"field": field, "op": op, "value": value}
-
-
-def _listening(url: str) -> bool:
-	parts = urlparse(url)
-	try:
-		with socket.create_connection((parts.hostname, parts.port or 80), timeout=2):
-			return True
-	except OSError:
-		return False
 
 
 def _tool_results(model) -> list[dict]:
@@ -60,7 +49,7 @@ class TestTwoSystems(AgentTestCase):
 		super().setUp()
 		self.conf = frappe.conf.get(CONFIG_KEY) or {}
 		url = self.conf.get("url") or "http://127.0.0.1:8001"
-		if not _listening(url):
+		if not listening(url):
 			self.skipTest(
 				f"no Helpdesk site answers at {url} (set {CONFIG_KEY} in the site config to run this)"
 			)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import socket
 from contextlib import contextmanager
+from urllib.parse import urlparse
 
 import frappe
 
@@ -14,6 +16,16 @@ SiteTestCase = test_case_class()
 ADMIN = "Administrator"
 SALES = "sales.user@noviz.test"
 ACCOUNTS = "accounts.user@noviz.test"
+
+
+def listening(url: str) -> bool:
+	"""Whether anything accepts connections at the URL's host and port (another site, the web server)."""
+	parts = urlparse(url)
+	try:
+		with socket.create_connection((parts.hostname, parts.port or 80), timeout=2):
+			return True
+	except OSError:
+		return False
 
 
 def ensure_user(email: str, role: str) -> None:

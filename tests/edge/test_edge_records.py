@@ -59,6 +59,14 @@ def test_log_values_map_every_field():
 	assert (values["person"], values["conversation"], values["model"]) == ("a@x", "C1", "m1")
 
 
+def test_a_turn_names_its_channel_and_client_so_mcp_calls_are_not_counted_as_desk_turns():
+	desk = r.log_values(ENGINE_LOG, request="q", person="a@x", conversation="C1", rates=r.Rates())
+	assert (desk["channel"], desk["client"], desk["oauth_client"]) == ("desk", None, None)
+	mcp = {**ENGINE_LOG, "channel": "mcp", "client": "claude-ai 0.1.0", "oauth_client": "a1b2c3"}
+	values = r.log_values(mcp, request="q", person="a@x", conversation="C1", rates=r.Rates())
+	assert (values["channel"], values["client"], values["oauth_client"]) == ("mcp", "claude-ai 0.1.0", "a1b2c3")
+
+
 def test_a_turn_with_an_error_is_marked_failed():
 	values = r.log_values(
 		r.failure_log("provider down"), request="q", person="a", conversation=None, rates=r.Rates()

@@ -31,6 +31,9 @@ ALLOWED = {
 	# A procedure run's memory is the agent's own record of the person's conversation; the
 	# conversation names its run (set when stored, and once by the upgrade for older runs).
 	"noviz_agent/edge/frappe_sops.py": 4,
+	# An assistant's request: whose credential its Authorization header carries (the person's own
+	# bearer token or API key, which frappe just accepted), its OAuth Client and that client's name.
+	"noviz_agent/edge/frappe_mcp.py": 3,
 }
 
 
