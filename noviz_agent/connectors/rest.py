@@ -98,6 +98,10 @@ class RestConnector:
 	def __repr__(self) -> str:
 		return f"RestConnector({self.system!r}, {self.base_url!r}, user={self.user!r})"
 
+	def secrets(self) -> tuple[str, ...]:
+		"""The person's credentials for this system, for the scrubber (engine/secrets.py) to remove."""
+		return tuple(part for part in self._secret if part)
+
 	# --- HTTP ------------------------------------------------------------------------------
 
 	def _call(self, method: str, path: str, *, what: str, read: bool = True, **kwargs) -> Any:
@@ -120,6 +124,14 @@ class RestConnector:
 				f"{self.system} cannot be reached at {self.base_url} while {what}. "
 				"Ask your administrator to check the system's address in Agent System."
 			) from None
+		except (requests.RequestException, ValueError) as exc:
+			# Anything else requests or http.client refuse before sending (a malformed header, a bad
+			# URL) may quote the request itself, credentials included: only the kind of fault is told.
+			raise Unreachable(
+				f"The request to {self.system} could not be sent while {what} ({type(exc).__name__}). "
+				"Ask your administrator to check the address in Agent System, and connect your account "
+				"again in Agent System Connection (the key or secret may hold a stray character)."
+			) from None
 		return self._read(response, what)
 
 	def _read(self, response: requests.Response, what: str) -> Any:
@@ -130,18 +142,20 @@ class RestConnector:
 		if response.status_code < 400:
 			return body.get("message", body.get("data"))
 		message = self._clean(self._server_message(body) or f"{self.system} answered {response.status_code}")
+		# The system's own words: its people wrote them, so they are untrusted text (`origin`).
+		origin = self.system
 		if response.status_code in (401, 403):
 			if response.status_code == 401:
 				message = (
 					f"{self.system} did not accept your credentials ({message}). Connect your account again "
 					"in Agent System Connection."
 				)
-			raise PermissionDenied(message)
+			raise PermissionDenied(message, origin=origin)
 		if response.status_code == 404:
-			raise NotFound(message)
+			raise NotFound(message, origin=origin)
 		if response.status_code in (400, 409, 417, 422):
-			raise ValidationFailed(message)
-		raise Unreachable(f"{self.system} failed while {what}: {message}")
+			raise ValidationFailed(message, origin=origin)
+		raise Unreachable(f"{self.system} failed while {what}: {message}", origin=origin)
 
 	@staticmethod
 	def _server_message(body: dict) -> str:
@@ -242,6 +256,22 @@ class RestConnector:
 		ent = self._entity(entity)
 		doc = self._call("GET", f"/api/resource/{_quote(ent.doctype)}/{_quote(name)}", what=f"reading {name}")
 		return self._linked(ent, doc_to_canonical(ent, doc or {}))
+
+	def version(self, entity: str, name: str) -> str:
+		"""The record's `modified` in that system, read as the person with the same list query."""
+		ent = self._entity(entity)
+		rows = self._get_list(
+			{
+				"doctype": ent.doctype,
+				"fields": ["modified"],
+				"filters": [[ent.doctype, "name", "=", name]],
+				"limit_page_length": 1,
+			},
+			f"reading the version of {name}",
+		)
+		if not rows or not (rows[0] or {}).get("modified"):
+			raise NotFound(f"{ent.doctype} {name} was not found in {self.system}, or you cannot read it.")
+		return str(rows[0]["modified"])
 
 	def create(self, entity: str, values: dict) -> dict:
 		ent = self._entity(entity)

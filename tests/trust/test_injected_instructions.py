@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from noviz_agent.engine import guards
+from noviz_agent.engine import provenance
 from noviz_agent.engine.turn import run_turn
 from noviz_agent.testing.model import ScriptedModel, call
 from tests.support.factories import make_session
@@ -44,7 +44,7 @@ def test_write_proposed_after_reading_injected_text_is_flagged_and_not_executed(
 	warning = outcome.response["proposal"]["warning"]
 	assert "customer.get" in warning["message"]
 	assert "IGNORE ALL PREVIOUS INSTRUCTIONS" in warning["sources"][0]["excerpt"]
-	assert "write_after_untrusted_instructions" in outcome.log["guards"]
+	assert "write_after_untrusted_text" in outcome.log["guards"]
 	assert ("create", "customer") not in session.connector.calls
 
 
@@ -63,7 +63,7 @@ def test_write_after_clean_reads_is_not_flagged():
 	outcome = run_turn(session, model, "add customer Beta Ltd like Acme")
 	assert outcome.response["type"] == "proposal"
 	assert "warning" not in outcome.response["proposal"]
-	assert "write_after_untrusted_instructions" not in outcome.log["guards"]
+	assert "write_after_untrusted_text" not in outcome.log["guards"]
 
 
 def test_instructions_in_a_knowledge_passage_flag_the_write_too():
@@ -90,7 +90,7 @@ def test_instructions_in_a_knowledge_passage_flag_the_write_too():
 	],
 )
 def test_instruction_like_text_is_recognised(text):
-	assert guards.instruction_in(text)
+	assert provenance.instruction_in(text)
 
 
 @pytest.mark.parametrize(
@@ -102,4 +102,4 @@ def test_instruction_like_text_is_recognised(text):
 	],
 )
 def test_ordinary_business_text_is_not_taken_for_an_instruction(text):
-	assert guards.instruction_in(text) is None
+	assert provenance.instruction_in(text) is None
