@@ -32,6 +32,7 @@ from noviz_agent.connectors.translate import (
 	to_frappe_values,
 )
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
+from noviz_agent.engine.secrets import Scrubber
 
 _TAG = re.compile(r"<[^>]+>")
 READ_RETRY_STATUSES = (429, 500, 502, 503, 504)
@@ -80,6 +81,8 @@ class RestConnector:
 		self.user = user or f"{system} account"
 		self.timeout = timeout
 		self._secret = (api_key, api_secret)
+		# The server may echo the credentials it refused, as it received them (trimmed, say).
+		self._scrub = Scrubber(self._secret)
 		# Reads (GET, and the POSTed list query) retry on every transient answer; writes only on
 		# answers that mean nothing was done, and never after a timeout.
 		self._reads = self._session(api_key, api_secret, _retry(retries, backoff, READ_RETRY_STATUSES, READS))
@@ -172,10 +175,7 @@ class RestConnector:
 
 	def _clean(self, text: str) -> str:
 		text = re.sub(r"\s+", " ", html.unescape(_TAG.sub("", text))).strip()
-		for secret in self._secret:
-			if secret:
-				text = text.replace(secret, "***")
-		return text
+		return self._scrub(text)
 
 	# --- the contract --------------------------------------------------------------------------
 
