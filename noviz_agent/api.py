@@ -544,6 +544,36 @@ def conversation(name: str) -> dict:
 	}
 
 
+@frappe.whitelist(methods=["GET"])
+def audit_record(doctype: str, name: str) -> dict:
+	"""An interaction log or procedure run with its content (the question, errors, tool calls, the
+	run's memory): for its person, or an Agent Auditor whose read is recorded in Agent Audit Read."""
+	user = _person()
+	doc = frappe_governance.audited_record(doctype, name, user)
+	if doc.doctype == LOG:
+		return {
+			"name": doc.name,
+			"person": doc.person,
+			"conversation": doc.conversation,
+			"creation": str(doc.creation),
+			"response_type": doc.response_type,
+			"request": doc.request,
+			"error": doc.error,
+			"feedback_comment": doc.feedback_comment,
+			"tool_calls": [
+				{"tool": row.tool, "status": row.status, "ms": row.ms, "error": row.error} for row in doc.tool_calls
+			],
+		}
+	return {
+		"name": doc.name,
+		"person": doc.person,
+		"conversation": doc.conversation,
+		"sop": doc.sop,
+		"status": doc.status,
+		"state": records.loads(doc.state, {}),
+	}
+
+
 @frappe.whitelist(methods=["GET", "POST"])
 def page(result_id: str, number: int) -> dict:
 	"""Another page of a table kept server-side; it is fetched again as this person, through the gateway."""

@@ -63,15 +63,19 @@ class FrappeIntake:
 		return rows[0].file_name, frappe.get_doc("File", file).get_content()
 
 	def vision_model(self):
-		if vision_factory is not None:
-			return vision_factory(self.values)
+		"""The vision model, every call of it rate-gated and held against the person's budgets (each
+		page read is a model call); None when none is configured, so nothing renders pages for it."""
+		from noviz_agent.edge.frappe_governance import metered
+
 		values = frappe_session.load_settings(with_secrets=True)
+		if vision_factory is not None:
+			return metered(vision_factory(self.values), values, self.user)
 		if not (values.get("vision_model") or "").strip():
 			return None
 		from noviz_agent.engine.llm import OpenAICompatibleProvider
 
 		settings = frappe_session.provider_settings(values).vision
-		return OpenAICompatibleProvider(vision.vision_settings(settings)) if settings else None
+		return metered(OpenAICompatibleProvider(vision.vision_settings(settings)), values, self.user) if settings else None
 
 	def parties(self, party_type: str) -> list[dict]:
 		doctype, title = PARTY_DOCTYPES[party_type]

@@ -128,11 +128,15 @@ class FrappeRunStore:
 		rows = frappe.get_list(
 			RUN,
 			filters={"conversation": conversation},
-			fields=["name", "state"],
+			fields=["name"],
 			order_by="modified desc",
 			limit_page_length=1,
 		)
-		return rows[0] if rows else None
+		if not rows:
+			return None
+		# The run's memory is no one's to read in the desk (it is audited: frappe_governance); the
+		# agent reads it for the person whose own conversation the list above found it in.
+		return {"name": rows[0]["name"], "state": frappe.db.get_value(RUN, rows[0]["name"], "state")}
 
 	def load(self, conversation: str) -> RunState | None:
 		row = self._row(conversation)
@@ -163,24 +167,29 @@ class FrappeRunStore:
 
 
 def link_existing_runs() -> None:
-	"""Name each conversation's latest run on the conversation (the upgrade to `procedure_run`)."""
+	"""Name each conversation's latest run on the conversation (the upgrade to `procedure_run`).
+
+	Plain reads and per-row updates, so it runs the same on MariaDB and PostgreSQL.
+	"""
 	if not frappe.db.table_exists(RUN):
 		return
-	# The latest run of each conversation, as FrappeRunStore reads it (our own tables, no one's input).
-	frappe.db.sql(
-		"""
-		update `tabAgent Conversation` c
-		join (
-			select r.conversation, r.name
-			from `tabAgent SOP Run` r
-			where r.modified = (
-				select max(r2.modified) from `tabAgent SOP Run` r2 where r2.conversation = r.conversation
-			)
-		) latest on latest.conversation = c.name
-		set c.procedure_run = latest.name
-		where ifnull(c.procedure_run, '') = ''
-		"""
+	# Our own tables: each conversation's latest run, as FrappeRunStore reads it.
+	latest: dict[str, str] = {}
+	for run in frappe.get_all(
+		RUN, fields=["name", "conversation"], order_by="modified desc", limit_page_length=0
+	):
+		if run.conversation:
+			latest.setdefault(run.conversation, run.name)
+	if not latest:
+		return
+	unlinked = frappe.get_all(
+		CONVERSATION,
+		filters=[["name", "in", list(latest)], ["procedure_run", "is", "not set"]],
+		pluck="name",
+		limit_page_length=0,
 	)
+	for conversation in unlinked:
+		frappe.db.set_value(CONVERSATION, conversation, "procedure_run", latest[conversation], update_modified=False)
 
 
 def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
@@ -219,9 +228,13 @@ def after_settle(conversation_doc, session, token: str, confirmed: bool, outcome
 		return outcome
 	provider = None
 	try:
-		from noviz_agent.edge.frappe_session import make_provider
+		from noviz_agent.edge.frappe_governance import metered
+		from noviz_agent.edge.frappe_session import load_settings, make_provider
 
-		provider = make_provider(values)
+		# With its keys (a hosted model refuses a call without them), and like every model call
+		# rate-gated and held against the person's budgets.
+		values = load_settings(with_secrets=True)
+		provider = metered(make_provider(values), values, session.user)
 	except Exception:
 		provider = None  # without a model the baseline carries the run on
 	desk = desk_for(conversation_doc, provider)

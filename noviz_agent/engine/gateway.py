@@ -19,7 +19,7 @@ from typing import Any
 import jsonschema
 
 from noviz_agent.engine import provenance
-from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
+from noviz_agent.engine.errors import NotFound, PermissionDenied, ProviderError, ToolError, ValidationFailed
 from noviz_agent.engine.session import Session
 
 
@@ -215,6 +215,8 @@ def _run(session: Session, tool, args: dict, started: float) -> ToolResult:
 		return _failure(tool, args, exc, "refused", started)
 	except (NotFound, ValidationFailed, ToolError) as exc:
 		return _failure(tool, args, exc, "error", started)
+	except ProviderError as exc:  # a model a tool calls (the vision model) said no: its words say why
+		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
 	except Exception as exc:  # a tool bug must not end the turn; the model is told and the log keeps it
 		return ToolResult(
 			tool.name,
@@ -248,6 +250,8 @@ def _preview(session: Session, tool, args: dict, started: float) -> dict | ToolR
 		return _failure(tool, args, exc, "refused", started)
 	except ToolError as exc:
 		return _failure(tool, args, exc, "error", started)
+	except ProviderError as exc:  # the vision model reading a document for the preview said no
+		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
 
 
 def _versioned(session: Session, preview: dict) -> dict:
