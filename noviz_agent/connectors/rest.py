@@ -202,6 +202,10 @@ class RestConnector:
 					continue
 				except PermissionDenied:
 					pass  # exists; this person just may not read it
+				except Unreachable:
+					# Not answering now (or the connection is misconfigured): its tools stay, and each
+					# call says why it cannot be made; nothing is remembered from this probe.
+					return [e.key for e in self.model]
 				found.append(entity.key)
 			self._installed = found
 		return list(self._installed)
@@ -215,6 +219,8 @@ class RestConnector:
 			)
 		except (PermissionDenied, NotFound, ValidationFailed):
 			return set()
+		except Unreachable:
+			pass  # the system decides at each call; a call now says why it cannot be made
 		# What the person may change is decided by the other system when the change is made: the
 		# proposal's preview and the confirm both go there as the person and carry its refusal.
 		granted = {"read"}

@@ -13,7 +13,7 @@ import frappe
 
 from noviz_agent.sops.actions import ActionRepository
 from noviz_agent.sops.controllers import BaselineController, ModelController
-from noviz_agent.sops.matching import Matcher, default_embedder
+from noviz_agent.sops.matching import Matcher, settings_embedder
 from noviz_agent.sops.memory import RunState
 from noviz_agent.sops.parser import Problem
 from noviz_agent.sops.procedures import SopSpec, validate
@@ -22,38 +22,30 @@ from noviz_agent.sops.service import ProcedureDesk
 SOP = "Agent SOP"
 RUN = "Agent SOP Run"
 CONVERSATION = "Agent Conversation"
-_matcher: Matcher | None = None
+# One matcher per site and embedder choice: a bench serves several sites from one process, each
+# with its own Agent Settings.
+_matchers: dict[tuple[str, str], Matcher] = {}
 
 
 def matcher() -> Matcher:
-	"""One matcher over the full registry per worker: validation and runs resolve steps the same way."""
-	global _matcher
-	if _matcher is None:
-		from noviz_agent.tools import registry
+	"""The matcher over the full registry for this site's settings: validation and runs resolve
+	steps the same way."""
+	from noviz_agent.edge.frappe_session import load_settings
+	from noviz_agent.tools import registry
 
-		_matcher = Matcher(ActionRepository.from_registry(registry()), _embedder())
-	return _matcher
-
-
-def _embedder():
-	"""The built-in local embedder, else the embedding model of Agent Settings, else None (lexical only)."""
-	builtin = default_embedder()
-	if builtin is not None:
-		return builtin
-	try:
-		from knowledge.embedding import OpenAIEmbedder
-		from noviz_agent.edge.frappe_session import load_settings
-
-		values = load_settings(with_secrets=True)
-		if not values.get("embedding_model"):
-			return None
-		return OpenAIEmbedder(
-			values["embedding_model"],
-			base_url=values.get("embedding_base_url") or values.get("base_url") or None,
-			api_key=values.get("embedding_api_key") or values.get("api_key") or None,
-		)
-	except Exception:  # an unreachable or misconfigured provider leaves lexical matching, never an error
-		return None
+	# The built-in embedder is the same for every site (a worker builds it before any site: warm).
+	embedder, choice = settings_embedder({})
+	site = ""
+	if choice != "builtin":
+		site = frappe.local.site
+		try:
+			embedder, choice = settings_embedder(load_settings(with_secrets=True))
+		except Exception:  # unreadable settings leave lexical matching, never an error
+			embedder, choice = None, "lexical"
+	key = (site, choice)
+	if key not in _matchers:
+		_matchers[key] = Matcher(ActionRepository.from_registry(registry()), embedder)
+	return _matchers[key]
 
 
 def problems(text: str) -> list[Problem]:

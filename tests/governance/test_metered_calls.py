@@ -64,6 +64,7 @@ def test_an_image_counts_as_an_image_not_as_its_base64_text():
 	assert len(PAGE) // 4 > 100 * IMAGE_TOKENS  # what the text estimate would have said
 
 
+@pytest.mark.attack("budgets")
 def test_a_vision_call_over_the_persons_budget_is_refused_before_the_model_is_called():
 	vision = Vision()
 	store = MemoryUsage()
@@ -85,6 +86,7 @@ def test_each_call_is_settled_to_what_it_spent_and_recorded():
 	assert [s.tokens for s in settled] == [1_500, 1_500, 1_500]
 
 
+@pytest.mark.attack("budgets")
 def test_vision_calls_share_the_sites_rate_gate():
 	counters = MemoryCounters()
 	gate = RateGate(counters, "p", 6_000, max_wait=0, clock=lambda: 60_005.0, sleep=lambda s: None)

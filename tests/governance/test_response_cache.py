@@ -40,6 +40,7 @@ def test_an_exact_repeat_of_a_first_question_is_answered_from_cache():
 	assert hit is not None and hit.kind == "exact" and hit.response == ANSWER
 
 
+@pytest.mark.attack("permissions")
 def test_one_persons_answer_never_reaches_another():
 	cache = _cache()
 	cache.remember("ann", "top customers by revenue", ANSWER, first_in_conversation=True, wrote=False)
@@ -144,6 +145,7 @@ NEAR_MISSES = {
 }
 
 
+@pytest.mark.attack("permissions")
 @pytest.mark.parametrize("cached, asked", list(NEAR_MISSES.values()), ids=list(NEAR_MISSES))
 def test_a_question_naming_another_record_code_amount_or_date_is_never_served_the_cached_answer(cached, asked):
 	cache = _builtin_cache()
@@ -167,6 +169,7 @@ def test_the_same_amount_written_two_ways_names_the_same_thing():
 	assert signature("Sales of Acme in March") == ("acme", "march")
 
 
+@pytest.mark.attack("permissions")
 def test_an_answer_kept_before_a_permission_changed_is_not_served_after_it():
 	store = MemoryStore(clock=Clock())
 	before = ResponseCache(store, ttl=600, threshold=0.9, embed=_bag_embed, context="perm:7")

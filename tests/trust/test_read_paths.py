@@ -15,6 +15,8 @@ from noviz_agent.engine.gateway import call_tool
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("permissions")
+
 
 def _invoices() -> list[dict]:
 	rows = []

@@ -13,6 +13,8 @@ from noviz_agent.testing.stub_provider import StubProvider
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("secrets")
+
 KEY = "sk-live-SECRET-7f3a9c21e4b8d6"
 
 
@@ -96,6 +98,7 @@ def test_a_system_secret_with_a_stray_character_never_reaches_the_model_the_log_
 		assert "ann-key:" not in text
 
 
+@pytest.mark.attack(None)  # not an attack: the ordinary path
 def test_the_scrubber_removes_every_configured_secret_in_every_shape_it_travels_in():
 	from noviz_agent.engine.secrets import Scrubber
 

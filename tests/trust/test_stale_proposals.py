@@ -11,6 +11,8 @@ from noviz_agent.tools import entities, workflow
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("writes")
+
 DRAFT = {
 	"name": "SO-DRAFT",
 	"customer": "Acme",
@@ -70,6 +72,7 @@ def test_update_confirmed_after_a_concurrent_change_is_refused(registry):
 	assert before["po_no"] == "PO-OTHER"  # the fresh preview shows the document as it is now
 
 
+@pytest.mark.attack(None)  # not an attack: the ordinary path
 def test_unchanged_document_is_written_and_leaves_no_extra_open_proposal(registry):
 	session = _session(registry)
 	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
@@ -141,6 +144,7 @@ def _updatable_entities():
 UPDATABLE = _updatable_entities()
 
 
+@pytest.mark.attack(None)  # not an attack: the ordinary path
 def test_the_updatable_entities_include_those_whose_map_lists_no_modified_field():
 	from noviz_agent.connectors.model import load_model
 
