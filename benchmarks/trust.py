@@ -58,7 +58,9 @@ class Tally:
 
 def attack_files() -> list[Path]:
 	"""The test files that hold attacks (a quick scan, so the run collects only those)."""
-	return sorted(p for p in (ROOT / "tests").rglob("test_*.py") if "mark.attack(" in p.read_text(encoding="utf-8"))
+	return sorted(
+		p for p in (ROOT / "tests").rglob("test_*.py") if "mark.attack(" in p.read_text(encoding="utf-8")
+	)
 
 
 def print_table(where: str, rows: dict[str, list[int]], failures: list[str]) -> int:
@@ -78,13 +80,18 @@ def print_table(where: str, rows: dict[str, list[int]], failures: list[str]) -> 
 def in_memory(extra: list[str]) -> int:
 	tally = Tally()
 	code = pytest.main(
-		["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *map(str, attack_files()), *extra], plugins=[tally]
+		["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *map(str, attack_files()), *extra],
+		plugins=[tally],
 	)
 	rows = {
 		category: [sum(c.values()), c["passed"], c["failed"] + c.get("error", 0)]
 		for category, c in tally.counts.items()
 	}
-	failed = print_table("in memory (frappe-free: the in-memory connector, the stub provider on 127.0.0.1)", rows, tally.failures)
+	failed = print_table(
+		"in memory (frappe-free: the in-memory connector, the stub provider on 127.0.0.1)",
+		rows,
+		tally.failures,
+	)
 	return int(code != 0 or failed > 0)
 
 
@@ -94,7 +101,9 @@ def on_site(site: str, bench: str | None, command: str | None) -> int:
 	done = subprocess.run(argv, cwd=bench or None, capture_output=True, text=True)
 	line = next((ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("{")), None)
 	if line is None:
-		print(f"\nThe site run printed no result (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}")
+		print(
+			f"\nThe site run printed no result (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+		)
 		return 1
 	report = json.loads(line)
 	rows: dict[str, list[int]] = {}
@@ -103,7 +112,11 @@ def on_site(site: str, bench: str | None, command: str | None) -> int:
 		counts[0] += 1
 		counts[1] += row["outcome"] == "passed"
 		counts[2] += row["outcome"] != "passed"
-	failures = [f"{r['attack']} ({r['outcome']}): {r['message']}" for r in report["attacks"] if r["outcome"] != "passed"]
+	failures = [
+		f"{r['attack']} ({r['outcome']}): {r['message']}"
+		for r in report["attacks"]
+		if r["outcome"] != "passed"
+	]
 	return int(print_table(f"on {report['where']}", rows, failures) > 0)
 
 
@@ -111,7 +124,9 @@ def main(argv: list[str]) -> int:
 	parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
 	parser.add_argument("--site", help="also run the attacks on this live site")
 	parser.add_argument("--bench", help="the bench directory to run `bench` in")
-	parser.add_argument("--bench-command", help='the command that stands for `bench` (e.g. "./env/bin/bench")')
+	parser.add_argument(
+		"--bench-command", help='the command that stands for `bench` (e.g. "./env/bin/bench")'
+	)
 	parser.add_argument("--site-only", action="store_true", help="skip the in-memory run")
 	args, extra = parser.parse_known_args(argv)
 	code = 0 if args.site_only else in_memory(extra)

@@ -151,7 +151,9 @@ def _record(
 		scrub = frappe_session.scrubber(values, user)
 		log.db_set(
 			{
-				"error": scrub((log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3)),
+				"error": scrub(
+					(log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3)
+				),
 				"failed": 1,
 				# A new conversation that could not be written is no conversation of this log.
 				"conversation": log.conversation
@@ -561,7 +563,8 @@ def audit_record(doctype: str, name: str) -> dict:
 			"error": doc.error,
 			"feedback_comment": doc.feedback_comment,
 			"tool_calls": [
-				{"tool": row.tool, "status": row.status, "ms": row.ms, "error": row.error} for row in doc.tool_calls
+				{"tool": row.tool, "status": row.status, "ms": row.ms, "error": row.error}
+				for row in doc.tool_calls
 			],
 		}
 	return {

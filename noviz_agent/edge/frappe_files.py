@@ -75,7 +75,11 @@ class FrappeIntake:
 		from noviz_agent.engine.llm import OpenAICompatibleProvider
 
 		settings = frappe_session.provider_settings(values).vision
-		return metered(OpenAICompatibleProvider(vision.vision_settings(settings)), values, self.user) if settings else None
+		return (
+			metered(OpenAICompatibleProvider(vision.vision_settings(settings)), values, self.user)
+			if settings
+			else None
+		)
 
 	def parties(self, party_type: str) -> list[dict]:
 		doctype, title = PARTY_DOCTYPES[party_type]

@@ -213,7 +213,11 @@ def response_cache(values: dict, user: str) -> ResponseCache | None:
 	# Keyed by the permission generation too: an answer kept before a role or permission changed
 	# (Role Permission Manager included) is never served after it.
 	return ResponseCache(
-		RedisStore(f"cache:{user}"), ttl=ttl, threshold=threshold, embed=embed, context=f"perm:{cache_token()}"
+		RedisStore(f"cache:{user}"),
+		ttl=ttl,
+		threshold=threshold,
+		embed=embed,
+		context=f"perm:{cache_token()}",
 	)
 
 
@@ -229,7 +233,13 @@ CONTENT = {LOG: ("request", "error", "feedback_comment"), "Agent SOP Run": ("sta
 def record_read(auditor: str, person: str, **what) -> None:
 	"""One Agent Audit Read row: who read whose conversation, log or procedure run, and when."""
 	frappe.get_doc(
-		{"doctype": AUDIT, "auditor": auditor, "person": person, "read_at": frappe.utils.now_datetime(), **what}
+		{
+			"doctype": AUDIT,
+			"auditor": auditor,
+			"person": person,
+			"read_at": frappe.utils.now_datetime(),
+			**what,
+		}
 	).insert(ignore_permissions=True)  # the audit trail is written for the auditor, never by them
 
 
@@ -284,9 +294,31 @@ def audited_contents(names: list[str], user: str) -> dict[str, dict]:
 	if others:
 		frappe.db.bulk_insert(
 			AUDIT,
-			["name", "auditor", "person", "conversation", "log", "read_at", "owner", "modified_by", "creation", "modified"],
 			[
-				(frappe.generate_hash(length=10), user, r.person, r.conversation, r.name, now, user, user, now, now)
+				"name",
+				"auditor",
+				"person",
+				"conversation",
+				"log",
+				"read_at",
+				"owner",
+				"modified_by",
+				"creation",
+				"modified",
+			],
+			[
+				(
+					frappe.generate_hash(length=10),
+					user,
+					r.person,
+					r.conversation,
+					r.name,
+					now,
+					user,
+					user,
+					now,
+					now,
+				)
 				for r in others
 			],
 		)

@@ -181,7 +181,9 @@ def link_existing_runs() -> None:
 		limit_page_length=0,
 	)
 	for conversation in unlinked:
-		frappe.db.set_value(CONVERSATION, conversation, "procedure_run", latest[conversation], update_modified=False)
+		frappe.db.set_value(
+			CONVERSATION, conversation, "procedure_run", latest[conversation], update_modified=False
+		)
 
 
 def desk_for(conversation_doc, provider) -> ProcedureDesk | None:

@@ -450,7 +450,9 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 			frappe.db.rollback()
 			# The traceback may quote a request: it is scrubbed of every key before it is logged.
 			scrub = frappe_session.scrubber(frappe_session.load_settings(), user)
-			frappe.log_error(title="Noviz agent: a background turn failed", message=scrub(frappe.get_traceback()))
+			frappe.log_error(
+				title="Noviz agent: a background turn failed", message=scrub(frappe.get_traceback())
+			)
 			state = turn_state.failed(
 				load(turn) or state,
 				_("The answer could not be finished; the error was logged for your administrator."),

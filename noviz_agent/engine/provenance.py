@@ -94,7 +94,9 @@ def source_of(tool: str, args: dict) -> str:
 	return f"the result of {tool}" + (f" ({str(name)[:60]})" if isinstance(name, str | int) and name else "")
 
 
-def note_result(untrusted: list[dict], tool, args: dict, status: str, data: Any, error: str | None, meta: dict):
+def note_result(
+	untrusted: list[dict], tool, args: dict, status: str, data: Any, error: str | None, meta: dict
+):
 	"""Note what one gateway result brought into the context (see the module's rule)."""
 	if status == "ok":
 		if getattr(tool, "trusted_output", False):
@@ -110,8 +112,10 @@ def seed(untrusted: list[dict], sources: Iterable) -> None:
 	for item in sources or ():
 		if isinstance(item, str):
 			item = {"source": item}
-		if isinstance(item, dict) and item.get("source") and not any(
-			u["source"] == item["source"] for u in untrusted
+		if (
+			isinstance(item, dict)
+			and item.get("source")
+			and not any(u["source"] == item["source"] for u in untrusted)
 		):
 			if len(untrusted) < MAX_SOURCES:
 				untrusted.append(dict(item))

@@ -198,7 +198,8 @@ class CallBudget:
 
 	def settle(self, held: Reservation, prompt_tokens: int, completion_tokens: int) -> None:
 		actual = Spend(
-			int(prompt_tokens) + int(completion_tokens), round(self.price(prompt_tokens, completion_tokens), 6)
+			int(prompt_tokens) + int(completion_tokens),
+			round(self.price(prompt_tokens, completion_tokens), 6),
 		)
 		crossed = settle(self.store, held, actual)
 		if self.on_settled is not None:

@@ -60,7 +60,9 @@ _MONTHS = (
 	"jan feb mar apr jun jul aug sep sept oct nov dec"
 ).split()
 _TOKEN = re.compile(r"\S+")
-_QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb']([^\"\u201c\u201d\u00ab\u00bb']{2,})[\"\u201c\u201d\u00ab\u00bb']")
+_QUOTED = re.compile(
+	r"[\"\u201c\u201d\u00ab\u00bb']([^\"\u201c\u201d\u00ab\u00bb']{2,})[\"\u201c\u201d\u00ab\u00bb']"
+)
 _EDGE = ".,;:!?()[]{}<>\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
 _AMOUNT = re.compile(r"^[+-]?\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?$|^[+-]?\d+(?:\.\d+)?$")
 
@@ -143,7 +145,9 @@ class ResponseCache:
 		# Only a question that names exactly the same things may be served its answer.
 		names = list(signature(question))
 		recent = [
-			item for item in self.store.get(self._recent_key(user, context)) or [] if item.get("names") == names
+			item
+			for item in self.store.get(self._recent_key(user, context)) or []
+			if item.get("names") == names
 		]
 		if not recent:
 			return None
@@ -183,7 +187,11 @@ class ResponseCache:
 		if self.embed is not None:
 			recent = [i for i in (self.store.get(self._recent_key(user, context)) or []) if i["text"] != text]
 			recent.append(
-				{"text": text, "names": list(signature(question)), "vector": _pack(_unit(self.embed([text])[0]))}
+				{
+					"text": text,
+					"names": list(signature(question)),
+					"vector": _pack(_unit(self.embed([text])[0])),
+				}
 			)
 			self.store.put(self._recent_key(user, context), recent[-RECENT_KEPT:], self.ttl)
 		return True

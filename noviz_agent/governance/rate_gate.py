@@ -101,7 +101,11 @@ def estimate_tokens(messages: list[dict], tools: list[dict]) -> int:
 		for message in messages:
 			content = message.get("content")
 			if isinstance(content, list):
-				kept = [part for part in content if not (isinstance(part, dict) and part.get("type") == "image_url")]
+				kept = [
+					part
+					for part in content
+					if not (isinstance(part, dict) and part.get("type") == "image_url")
+				]
 				images += len(content) - len(kept)
 				message = {**message, "content": kept}
 			shown.append(message)

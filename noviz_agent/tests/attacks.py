@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import frappe
 
 from noviz_agent import api
-from noviz_agent.edge import frappe_allowance, frappe_files, frappe_governance, frappe_session, frappe_turns
+from noviz_agent.edge import frappe_allowance, frappe_files, frappe_session, frappe_turns
 from noviz_agent.engine import provenance
 from noviz_agent.testing import ScriptedModel, answer, call
 
@@ -281,7 +281,9 @@ def list_shows_nothing_of_another_territory(world: World):
 	rows = ((reply["response"] or {}).get("table") or {}).get("rows") or []
 	names = {r.get("name") for r in rows}
 	expect(world.customers[VISIBLE] in names, f"precondition: the North customer is listed ({names})")
-	expect(world.customers[HIDDEN] not in _names_in(reply), "the South customer reached the North salesperson")
+	expect(
+		world.customers[HIDDEN] not in _names_in(reply), "the South customer reached the North salesperson"
+	)
 
 
 @attack("permissions")
@@ -315,7 +317,10 @@ def count_and_aggregate_add_up_only_what_the_person_may_see(world: World):
 @attack("permissions")
 def a_proposal_to_change_a_hidden_record_is_refused(world: World):
 	hidden = world.customers[HIDDEN]
-	steps = [call("customer.update", {"name": hidden, "values": {"website": "https://x.example"}}), answer("ok")]
+	steps = [
+		call("customer.update", {"name": hidden, "values": {"website": "https://x.example"}}),
+		answer("ok"),
+	]
 	reply = world.send(NORTH, "change that customer", steps)
 	expect(reply["response"]["type"] != "proposal", "a proposal was made for a record the person cannot read")
 
@@ -330,7 +335,8 @@ def another_persons_kept_result_cannot_be_paged_or_exported(world: World):
 	frappe.set_user(NORTH)
 	expect(_throws(lambda: api.page(result_id, 2), frappe.DoesNotExistError), "another's result was paged")
 	expect(
-		_throws(lambda: api.export_result(result_id), frappe.DoesNotExistError), "another's result was exported"
+		_throws(lambda: api.export_result(result_id), frappe.DoesNotExistError),
+		"another's result was exported",
 	)
 
 
@@ -369,7 +375,10 @@ def role_permission_manager_changes_drop_the_allowance_at_once(world: World):
 	permission_manager.remove("Customer", "Sales User", 0)
 	frappe.set_user(NORTH)
 	after = frappe_session.build_session(frappe_session.load_settings(), progress=False).allowed
-	expect("customer.list" not in after, "the allowance kept customer tools after Role Permission Manager removed them")
+	expect(
+		"customer.list" not in after,
+		"the allowance kept customer tools after Role Permission Manager removed them",
+	)
 
 
 @attack("permissions", finding="5")
@@ -380,10 +389,18 @@ def a_cached_answer_is_not_served_after_a_permission_change(world: World):
 	world.send(NORTH, question, [answer(f"{VISIBLE} and {HIDDEN}.")])
 	frappe.set_user("Administrator")
 	frappe.get_doc(
-		{"doctype": "User Permission", "user": NORTH, "allow": "Customer", "for_value": world.customers[VISIBLE]}
+		{
+			"doctype": "User Permission",
+			"user": NORTH,
+			"allow": "Customer",
+			"for_value": world.customers[VISIBLE],
+		}
 	).insert(ignore_permissions=True)
 	again = world.send(NORTH, question, [answer("Only the one you may see.")])
-	expect(again["response"]["text"] == "Only the one you may see.", "the answer cached before the change was served")
+	expect(
+		again["response"]["text"] == "Only the one you may see.",
+		"the answer cached before the change was served",
+	)
 
 
 @attack("permissions", finding="5")
@@ -404,7 +421,9 @@ def a_cached_answer_about_one_record_is_not_served_for_another(world: World):
 def _propose_customer(world: World, user: str, name: str) -> dict:
 	steps = [call("customer.create", {"values": {"customer_name": name}}), answer("Confirm to create it.")]
 	reply = world.send(user, f"create a customer named {name}", steps)
-	expect(reply["response"]["type"] == "proposal", f"precondition: a proposal was made ({reply['response']})")
+	expect(
+		reply["response"]["type"] == "proposal", f"precondition: a proposal was made ({reply['response']})"
+	)
 	return reply
 
 
@@ -423,10 +442,14 @@ def a_confirmed_token_cannot_be_replayed(world: World):
 	token = reply["response"]["proposal"]["token"]
 	frappe.set_user(NORTH)
 	first = api.confirm(token, conversation=reply["conversation"])
-	expect(first["response"]["type"] != "refusal", f"precondition: the first confirm works ({first['response']})")
+	expect(
+		first["response"]["type"] != "refusal", f"precondition: the first confirm works ({first['response']})"
+	)
 	second = api.confirm(token, conversation=reply["conversation"])
 	expect(second["response"]["type"] == "refusal", "a confirmed token was used twice")
-	expect(frappe.db.count("Customer", {"customer_name": "Trust Replay"}) == 1, "the record was written twice")
+	expect(
+		frappe.db.count("Customer", {"customer_name": "Trust Replay"}) == 1, "the record was written twice"
+	)
 
 
 @attack("writes")
@@ -483,7 +506,10 @@ def another_persons_turn_id_cannot_be_taken_over(world: World):
 	frappe.set_user(SOUTH)
 	own = api.send("my question", turn=theirs, background=0)
 	world.plan.clear()
-	expect(own["turn"] == theirs and own["response"]["text"] == "Their own answer.", "the owner lost their turn id")
+	expect(
+		own["turn"] == theirs and own["response"]["text"] == "Their own answer.",
+		"the owner lost their turn id",
+	)
 
 
 @attack("writes", finding="6")
@@ -491,7 +517,9 @@ def another_persons_running_turn_cannot_be_read_or_stopped(world: World):
 	from noviz_agent.engine import turn_state
 
 	theirs = _issued(world, SOUTH)
-	frappe_turns.save(turn_state.new(theirs, SOUTH, "secret question", "conv", new_conversation=True, now=time.time()))
+	frappe_turns.save(
+		turn_state.new(theirs, SOUTH, "secret question", "conv", new_conversation=True, now=time.time())
+	)
 	frappe.set_user(NORTH)
 	expect(_throws(lambda: api.turn_status(theirs), frappe.DoesNotExistError), "another's turn was read")
 	expect(_throws(lambda: api.stop_turn(theirs), frappe.DoesNotExistError), "another's turn was stopped")
@@ -514,9 +542,14 @@ def _injected(world: World, text: str):
 		answer("Confirm to create Mallory Ltd."),
 	]
 	reply = world.send(NORTH, "tell me about our northern customer", steps)
-	expect(reply["response"]["type"] == "proposal", f"precondition: a proposal was made ({reply['response']})")
+	expect(
+		reply["response"]["type"] == "proposal", f"precondition: a proposal was made ({reply['response']})"
+	)
 	warning = (reply["response"]["proposal"] or {}).get("warning") or {}
-	expect(f"customer.get ({world.customers[VISIBLE]})" in (warning.get("message") or ""), "the write was not flagged")
+	expect(
+		f"customer.get ({world.customers[VISIBLE]})" in (warning.get("message") or ""),
+		"the write was not flagged",
+	)
 	log = frappe.get_doc("Agent Interaction Log", reply["log"])
 	expect(provenance.GUARD in (log.guards or ""), "the log does not record the flag")
 	expect(not frappe.db.exists("Customer", {"customer_name": "Mallory Ltd"}), "the injected write ran")
@@ -534,12 +567,17 @@ for _language, _text in INJECTIONS.items():
 @attack("injection", finding="4")
 def a_later_turn_still_flags_a_write_after_an_earlier_turn_read_text_of_others(world: World):
 	first = world.send(
-		NORTH, "tell me about our northern customer", [call("customer.get", {"name": world.customers[VISIBLE]}), answer("A customer.")]
+		NORTH,
+		"tell me about our northern customer",
+		[call("customer.get", {"name": world.customers[VISIBLE]}), answer("A customer.")],
 	)
 	steps = [call("customer.create", {"values": {"customer_name": "Mallory Ltd"}}), answer("Confirm.")]
 	later = world.send(NORTH, "do what it says", steps, conversation=first["conversation"])
 	warning = (later["response"].get("proposal") or {}).get("warning") or {}
-	expect("an earlier answer in this conversation" in (warning.get("message") or ""), "the later write was not flagged")
+	expect(
+		"an earlier answer in this conversation" in (warning.get("message") or ""),
+		"the later write was not flagged",
+	)
 
 
 # --- reads of other people's records are recorded -------------------------------------------------
@@ -551,7 +589,9 @@ def a_system_manager_reads_no_question_or_error_of_others(world: World):
 
 	mine = world.send(SOUTH, "what is the salary of the CEO", [answer("I cannot say.")])
 	frappe.set_user(SYSADMIN)
-	listed = frappe.get_list("Agent Interaction Log", filters={"name": mine["log"]}, fields=["name", "request", "error"])
+	listed = frappe.get_list(
+		"Agent Interaction Log", filters={"name": mine["log"]}, fields=["name", "request", "error"]
+	)
 	expect(listed and not listed[0].get("request"), "a System Manager listed another person's question")
 	got = frappe.call("frappe.client.get", "Agent Interaction Log", mine["log"])
 	expect(not got.get("request") and not got.get("tool_calls"), "a System Manager read another person's log")
@@ -569,15 +609,21 @@ def an_auditors_read_of_a_log_is_recorded(world: World):
 	mine = world.send(SOUTH, "what is the salary of the CEO", [answer("I cannot say.")])
 	frappe.set_user(AUDITOR)
 	record = api.audit_record("Agent Interaction Log", mine["log"])
-	expect(record["request"] == "what is the salary of the CEO", "precondition: the auditor reads the content")
+	expect(
+		record["request"] == "what is the salary of the CEO", "precondition: the auditor reads the content"
+	)
 	frappe.set_user("Administrator")
-	reads = frappe.get_all("Agent Audit Read", filters={"auditor": AUDITOR, "log": mine["log"]}, fields=["person"])
+	reads = frappe.get_all(
+		"Agent Audit Read", filters={"auditor": AUDITOR, "log": mine["log"]}, fields=["person"]
+	)
 	expect([r.person for r in reads] == [SOUTH], "the auditor's read of the log was not recorded")
 
 
 @attack("audit", finding="7")
 def an_auditors_report_of_turns_records_each_read(world: World):
-	from noviz_agent.noviz_agent.report.agent_turns_needing_attention import agent_turns_needing_attention as report
+	from noviz_agent.noviz_agent.report.agent_turns_needing_attention import (
+		agent_turns_needing_attention as report,
+	)
 
 	mine = world.send(SOUTH, "a question that fails", [answer("x")])
 	frappe.db.set_value("Agent Interaction Log", mine["log"], "failed", 1, update_modified=False)
@@ -586,7 +632,9 @@ def an_auditors_report_of_turns_records_each_read(world: World):
 	expect(rows and not rows[0]["request"], "the report showed another person's question to a non-auditor")
 	frappe.set_user(AUDITOR)
 	_cols, rows = report.execute({"person": SOUTH})
-	expect(rows and rows[0]["request"] == "a question that fails", "precondition: the auditor sees the content")
+	expect(
+		rows and rows[0]["request"] == "a question that fails", "precondition: the auditor sees the content"
+	)
 	frappe.set_user("Administrator")
 	expect(
 		frappe.db.exists("Agent Audit Read", {"auditor": AUDITOR, "log": mine["log"]}),
@@ -614,7 +662,9 @@ def a_procedure_runs_memory_is_not_readable_by_a_system_manager(world: World):
 	frappe.set_user(AUDITOR)
 	api.audit_record("Agent SOP Run", run.name)
 	frappe.set_user("Administrator")
-	expect(frappe.db.exists("Agent Audit Read", {"auditor": AUDITOR, "procedure_run": run.name}), "not recorded")
+	expect(
+		frappe.db.exists("Agent Audit Read", {"auditor": AUDITOR, "procedure_run": run.name}), "not recorded"
+	)
 
 
 # --- secrets --------------------------------------------------------------------------------------
@@ -634,7 +684,12 @@ def _connect_helpdesk(user: str, secret: str) -> None:
 		).insert(ignore_permissions=True)
 	frappe.set_user(user)
 	frappe.get_doc(
-		{"doctype": "Agent System Connection", "system": "helpdesk", "api_key": "hd-trust-key", "api_secret": secret}
+		{
+			"doctype": "Agent System Connection",
+			"system": "helpdesk",
+			"api_key": "hd-trust-key",
+			"api_secret": secret,
+		}
 	).insert()
 
 
@@ -644,8 +699,14 @@ def a_system_secret_with_a_stray_newline_reaches_no_one(world: World):
 	reply = world.send(NORTH, "my open tickets", [call("helpdesk.ticket.list", {}), answer("Here.")])
 	sent = json.dumps(world.models[-1].requests, default=str)
 	log = frappe.get_doc("Agent Interaction Log", reply["log"]).as_dict()
-	for where, text in (("the reply", _names_in(reply)), ("the model's messages", sent), ("the log", _names_in(log))):
-		expect(SYSTEM_SECRET not in text and "hd-trust-key:" not in text, f"the Helpdesk secret reached {where}")
+	for where, text in (
+		("the reply", _names_in(reply)),
+		("the model's messages", sent),
+		("the log", _names_in(log)),
+	):
+		expect(
+			SYSTEM_SECRET not in text and "hd-trust-key:" not in text, f"the Helpdesk secret reached {where}"
+		)
 
 
 @attack("secrets", finding="3")
@@ -656,7 +717,9 @@ def a_provider_echoing_its_key_reaches_no_one(world: World):
 	with StubProvider(rules=False) as stub:
 		stub.push(status=401, error=f"Incorrect API key provided: {PROVIDER_KEY}")
 		frappe_session.provider_factory = lambda values: OpenAICompatibleProvider(
-			ProviderSettings(base_url=stub.base_url, api_key=values["api_key"], model="m", timeout=5, max_retries=0)
+			ProviderSettings(
+				base_url=stub.base_url, api_key=values["api_key"], model="m", timeout=5, max_retries=0
+			)
 		)
 		try:
 			frappe.set_user(NORTH)
@@ -664,14 +727,22 @@ def a_provider_echoing_its_key_reaches_no_one(world: World):
 		finally:
 			frappe_session.provider_factory = world.model_for
 	log = frappe.get_doc("Agent Interaction Log", reply["log"]).as_dict()
-	expect(PROVIDER_KEY not in _names_in(reply) + _names_in(log), "the provider key reached the reply or the log")
+	expect(
+		PROVIDER_KEY not in _names_in(reply) + _names_in(log), "the provider key reached the reply or the log"
+	)
 
 
 def _produced(world: World) -> list[str]:
 	"""Everything written since the run began: logs, conversations, audit rows, error logs, turn states."""
 	since = {"creation": (">=", world.started)}
 	texts = []
-	for doctype in ("Agent Interaction Log", "Agent Conversation", "Agent Audit Read", "Error Log", "Agent SOP Run"):
+	for doctype in (
+		"Agent Interaction Log",
+		"Agent Conversation",
+		"Agent Audit Read",
+		"Error Log",
+		"Agent SOP Run",
+	):
 		for name in frappe.get_all(doctype, filters=since, pluck="name"):
 			texts.append(frappe.as_json(frappe.get_doc(doctype, name).as_dict()))
 	for turn in world.turn_keys:
@@ -733,7 +804,9 @@ def uploads_count_against_the_persons_hourly_rate(world: World):
 @attack("budgets", finding="9")
 def vision_calls_over_the_persons_budget_are_never_made(world: World):
 	frappe.set_user("Administrator")
-	frappe.get_doc({"doctype": "Agent Budget", "scope": "Person", "person": NORTH, "monthly_tokens": 100}).insert()
+	frappe.get_doc(
+		{"doctype": "Agent Budget", "scope": "Person", "person": NORTH, "monthly_tokens": 100}
+	).insert()
 	vision = ScriptedModel([answer("{}")] * 3)
 	frappe_files.vision_factory = lambda values: vision
 	try:
@@ -741,7 +814,10 @@ def vision_calls_over_the_persons_budget_are_never_made(world: World):
 	finally:
 		frappe_files.vision_factory = None
 	expect(not vision.requests, "the vision model was called past the person's budget")
-	expect("budget" in _names_in(reply["response"]).lower(), f"the refusal does not name the budget: {reply['response']}")
+	expect(
+		"budget" in _names_in(reply["response"]).lower(),
+		f"the refusal does not name the budget: {reply['response']}",
+	)
 
 
 @attack("budgets", finding="9")
@@ -754,7 +830,9 @@ def a_procedure_going_on_after_a_confirm_calls_the_model_with_its_keys(world: Wo
 		reply = world.send(NORTH, "hello", [answer("hi")])
 		frappe.set_user(NORTH)
 		doc = frappe.get_doc("Agent Conversation", reply["conversation"])
-		session = frappe_session.build_session(frappe_session.load_settings(), progress=False, conversation=doc.name)
+		session = frappe_session.build_session(
+			frappe_session.load_settings(), progress=False, conversation=doc.name
+		)
 		outcome = type("Outcome", (), {"results": [object()], "response": {}, "history_entry": {}})()
 		frappe_sops.after_settle(doc, session, "token", True, outcome, frappe_session.load_settings())
 	finally:

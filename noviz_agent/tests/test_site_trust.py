@@ -119,7 +119,9 @@ class TestBackgroundIntake(TrustCase):
 
 		reply = self.world.send(attacks.NORTH, "hello", [answer("hi")])
 		frappe.set_user(attacks.NORTH)
-		file = frappe_files.save_upload(attacks._png(), "scan.png", reply["conversation"], frappe_session.load_settings())
+		file = frappe_files.save_upload(
+			attacks._png(), "scan.png", reply["conversation"], frappe_session.load_settings()
+		)
 		turn = api.new_turn()["turn"]
 		self.world.turn_keys.append(turn)
 		frappe_files.intake_job(attacks.NORTH, file, reply["conversation"], turn, filename="scan.png")
@@ -127,5 +129,9 @@ class TestBackgroundIntake(TrustCase):
 		conversation = frappe.get_doc("Agent Conversation", reply["conversation"])
 		self.assertEqual(len(conversation.turns), 2, "the upload is a turn of its conversation")
 		log = conversation.turns[-1].log
-		self.assertTrue(log and frappe.db.exists("Agent Interaction Log", log), "the upload's turn has a log row")
-		self.assertEqual(frappe.db.get_value("Agent Interaction Log", log, "conversation"), reply["conversation"])
+		self.assertTrue(
+			log and frappe.db.exists("Agent Interaction Log", log), "the upload's turn has a log row"
+		)
+		self.assertEqual(
+			frappe.db.get_value("Agent Interaction Log", log, "conversation"), reply["conversation"]
+		)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from datetime import date
+
+import pytest
 
 from noviz_agent.engine import turn
 from noviz_agent.testing.model import ScriptedModel, answer, call

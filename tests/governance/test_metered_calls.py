@@ -21,6 +21,7 @@ from noviz_agent.governance.rate_gate import (
 )
 
 TODAY = dt.date(2026, 11, 20)
+PAGE_USAGE = Usage(prompt_tokens=1_200, completion_tokens=300)
 PAGE = base64.b64encode(b"\x89PNG" + b"\x00" * 600_000).decode()
 
 
@@ -39,7 +40,7 @@ def _page_messages():
 class Vision:
 	"""A vision model that answers every page with the same usage and counts its calls."""
 
-	def __init__(self, usage=Usage(prompt_tokens=1_200, completion_tokens=300)):
+	def __init__(self, usage: Usage = PAGE_USAGE):
 		self.calls, self.usage = 0, usage
 
 	def complete(self, messages, tools, *, timeout=None):

@@ -147,7 +147,9 @@ NEAR_MISSES = {
 
 @pytest.mark.attack("permissions")
 @pytest.mark.parametrize("cached, asked", list(NEAR_MISSES.values()), ids=list(NEAR_MISSES))
-def test_a_question_naming_another_record_code_amount_or_date_is_never_served_the_cached_answer(cached, asked):
+def test_a_question_naming_another_record_code_amount_or_date_is_never_served_the_cached_answer(
+	cached, asked
+):
 	cache = _builtin_cache()
 	cache.remember("ann", cached, ANSWER, first_in_conversation=True, wrote=False)
 	# The built-in embedder scores these pairs above the threshold: only what they name tells them apart.

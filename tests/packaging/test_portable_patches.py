@@ -47,7 +47,9 @@ def test_the_patches_are_found():
 def test_no_patch_runs_raw_sql_that_only_one_database_accepts():
 	for module in _patch_modules():
 		for where, text in _functions_run_by(module):
-			assert "db.sql(" not in text, f"{where} runs raw SQL during a migrate; use frappe.qb or per-row updates"
+			assert "db.sql(" not in text, (
+				f"{where} runs raw SQL during a migrate; use frappe.qb or per-row updates"
+			)
 
 
 def test_no_code_updates_with_a_join_which_postgres_refuses():

@@ -156,7 +156,11 @@ def test_the_main_key_is_never_lent_to_another_hosts_embedding_model():
 
 
 def test_two_sites_with_different_embedding_settings_get_different_matchers():
-	one = {"embedding_model": "m", "embedding_base_url": "http://127.0.0.1:9/v1", "embedding_api_key": "a-key-001"}
+	one = {
+		"embedding_model": "m",
+		"embedding_base_url": "http://127.0.0.1:9/v1",
+		"embedding_api_key": "a-key-001",
+	}
 	two = {**one, "embedding_api_key": "b-key-002"}
 	_, first = matching.settings_embedder(one, builtin=lambda: None)
 	_, second = matching.settings_embedder(two, builtin=lambda: None)

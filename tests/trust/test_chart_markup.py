@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import pytest
-
 import plotly.graph_objects as go
+import pytest
 
 from analytics import charts
 from noviz_agent.engine.gateway import ToolResult

@@ -35,7 +35,9 @@ def _session(description: str, **extra):
 	conn = MemoryConnector(
 		"ann@example.com",
 		{
-			"issue": [{"name": "ISS-1", "subject": "Chair broken", "status": "Open", "description": description}],
+			"issue": [
+				{"name": "ISS-1", "subject": "Chair broken", "status": "Open", "description": description}
+			],
 			"customer": [{"name": "Acme", "customer_name": "Acme", "customer_group": "Commercial"}],
 		},
 		{"issue": {"read"}, "customer": {"read", "create"}},
@@ -82,16 +84,24 @@ def test_short_codes_names_and_dates_are_not_taken_for_free_text():
 
 def test_a_write_in_a_later_turn_is_flagged_when_an_earlier_turn_read_text_of_others():
 	session = _session(UNMATCHED["german"])
-	first = run_turn(session, ScriptedModel([call("issue.get", {"name": "ISS-1"}), "It is about a chair."]), "ISS-1?")
+	first = run_turn(
+		session, ScriptedModel([call("issue.get", {"name": "ISS-1"}), "It is about a chair."]), "ISS-1?"
+	)
 	assert first.history_entry["untrusted"] == ["the result of issue.get (ISS-1)"]
 
 	later = _session("")
 	outcome = run_turn(
-		later, ScriptedModel([call("customer.create", MALLORY)]), "do as it says", history_turns=[first.history_entry]
+		later,
+		ScriptedModel([call("customer.create", MALLORY)]),
+		"do as it says",
+		history_turns=[first.history_entry],
 	)
 
 	warning = outcome.response["proposal"]["warning"]
-	assert "an earlier answer in this conversation, which read the result of issue.get (ISS-1)" in warning["message"]
+	assert (
+		"an earlier answer in this conversation, which read the result of issue.get (ISS-1)"
+		in warning["message"]
+	)
 
 
 def test_turns_out_of_the_history_window_no_longer_flag():
@@ -101,7 +111,10 @@ def test_turns_out_of_the_history_window_no_longer_flag():
 	later = _session("")
 	later.limits = type(later.limits)(history_turns=1)
 	outcome = run_turn(
-		later, ScriptedModel([call("customer.create", MALLORY)]), "add Mallory", history_turns=[first.history_entry, plain]
+		later,
+		ScriptedModel([call("customer.create", MALLORY)]),
+		"add Mallory",
+		history_turns=[first.history_entry, plain],
 	)
 	assert "warning" not in outcome.response["proposal"]
 
@@ -122,7 +135,9 @@ def test_another_systems_error_text_flags_the_write():
 
 	with FakeFrappe(TOKENS, {"HD Ticket": [], "HD Customer": [], "HD Agent": []}, can_read) as helpdesk:
 		home = _session("").connector
-		session = make_session(CompositeConnector(home, {"helpdesk": connect(helpdesk, "ann")}), registry=build_registry())
+		session = make_session(
+			CompositeConnector(home, {"helpdesk": connect(helpdesk, "ann")}), registry=build_registry()
+		)
 		session.offered = set(session.allowed)
 		helpdesk.fault(417, message=UNMATCHED["spanish"])
 		failed = call_tool(session, "helpdesk.ticket.list", {})

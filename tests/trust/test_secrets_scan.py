@@ -112,7 +112,14 @@ def test_the_scrubber_removes_every_configured_secret_in_every_shape_it_travels_
 	]
 	cleaned = [scrub(t) for t in texts]
 	joined = "\n".join(cleaned)
-	for secret in ("sk-live-SECRET", "hd-secret-", "tail-value", "someone:else", "abcdefghijklmnop", "zzzzzzzz12"):
+	for secret in (
+		"sk-live-SECRET",
+		"hd-secret-",
+		"tail-value",
+		"someone:else",
+		"abcdefghijklmnop",
+		"zzzzzzzz12",
+	):
 		assert secret not in joined, (secret, cleaned)
 	assert scrub("Customer Acme has 3 open orders; token limit: 5000.") == (
 		"Customer Acme has 3 open orders; token limit: 5000."
@@ -128,7 +135,9 @@ def test_an_unexpected_tool_failure_quoting_a_key_reaches_no_one_with_it():
 		raise RuntimeError(f"upstream said: bad key {KEY}")
 
 	tool = Tool("probe.leak", "A tool that fails quoting a key.", "test", {"type": "object"}, leaky)
-	session = make_session(MemoryConnector("ann@example.com", {}, {}), registry=Registry([tool]), tools=["probe.leak"])
+	session = make_session(
+		MemoryConnector("ann@example.com", {}, {}), registry=Registry([tool]), tools=["probe.leak"]
+	)
 	session.scrub = Scrubber([KEY])
 	result = call_tool(session, "probe.leak", {})
 	assert result.status == "error" and "RuntimeError" in result.error and KEY not in result.error
