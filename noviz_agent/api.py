@@ -349,6 +349,14 @@ def _answer(
 		)
 		entry = None
 	if held is not None:
+		# Every model call of the turn counts, the module picker's and a procedure's included.
+		spent = model.prompt_tokens + model.completion_tokens
+		if spent > int(log.get("prompt_tokens") or 0) + int(log.get("completion_tokens") or 0):
+			log.update(
+				prompt_tokens=model.prompt_tokens,
+				cached_tokens=model.cached_tokens,
+				completion_tokens=model.completion_tokens,
+			)
 		_settle_budget(held, log, values)
 	answered = time.perf_counter()
 	doc, log_doc = _record(

@@ -298,15 +298,23 @@ class StopFlag:
 
 
 class TimedProvider:
-	"""The model provider with the time spent in it summed, so the engine's own time can be told apart."""
+	"""The model provider with the time spent in it summed, so the engine's own time can be told apart,
+	and the tokens of every call of the turn (the module picker's too), so the budget is settled to all."""
 
 	def __init__(self, provider):
 		self.provider, self.ms, self.calls = provider, 0.0, 0
+		self.prompt_tokens = self.cached_tokens = self.completion_tokens = 0
 
 	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
 		began = time.perf_counter()
 		try:
-			return self.provider.complete(messages, tools, timeout=timeout)
+			reply = self.provider.complete(messages, tools, timeout=timeout)
+			usage = getattr(reply, "usage", None)
+			if usage is not None:
+				self.prompt_tokens += int(usage.prompt_tokens or 0)
+				self.cached_tokens += int(usage.cached_tokens or 0)
+				self.completion_tokens += int(usage.completion_tokens or 0)
+			return reply
 		finally:
 			self.ms += (time.perf_counter() - began) * 1000
 			self.calls += 1
