@@ -1,18 +1,27 @@
-"""The trust suite as a table: attacks tried per category, passed and failed.
+"""The trust suite as tables: attacks tried per category, passed and failed, and where they ran.
 
     .venv/bin/python benchmarks/trust.py [-q]
+    .venv/bin/python benchmarks/trust.py --site SITE --bench BENCH_DIR [--bench-command "..."]
 
-Each attack is one test case of the frappe-free trust suite (permission leaks on every read
-path, unconfirmed or stale writes, injected instructions, faults from the provider and the
-tools, hostile input, secrets in output), run through the real gateway, loop and turn with the
-in-memory connector and the OpenAI-compatible stub on 127.0.0.1. Property tests count once
-each but try hundreds of generated sequences. The site-side counterparts (real permissions as
-different users) run with `bench --site S run-tests --app noviz_agent`. Exits non-zero when any
-attack succeeds.
+In memory (always): every test marked `@pytest.mark.attack(category)` - permission leaks on
+every read path, unconfirmed, replayed or stale writes, injected instructions in any wording,
+hostile input, secrets in output or sent to other hosts, budgets - run through the real gateway,
+loop and turn with the in-memory connector and the OpenAI-compatible stub on 127.0.0.1. Tests
+that try the ordinary path (the pattern's unit tests, retries, loops) are not attacks and are
+not counted. Property tests count once each but try hundreds of generated sequences.
+
+On a site (`--site`): `bench --site SITE noviz-agent attacks --json`, run in BENCH_DIR (or the
+command given), tries the permission, write, injection, audit, secret and budget attacks of
+noviz_agent/tests/attacks.py as real people with real roles and User Permissions on a live
+ERPNext, everything rolled back. Exits non-zero when any attack succeeds anywhere.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
+import shlex
+import subprocess
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -21,67 +30,109 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
-# Which suite files attack what; a file may hold several kinds of attack, it is counted once.
-CATEGORIES = {
-	"permissions: every read path as 3 people": ["tests/trust/test_read_paths.py"],
-	"writes: tokens, replay, stale documents": [
-		"tests/trust/test_stale_proposals.py",
-		"tests/trust/test_gateway_properties.py",
-		"tests/engine/test_gateway.py",
-		"tests/engine/test_turn_end_to_end.py",
-	],
-	"injected instructions and markup": [
-		"tests/trust/test_injected_instructions.py",
-		"tests/trust/test_untrusted_text.py",
-		"tests/trust/test_chart_markup.py",
-	],
-	"faults: provider, tools, limits": ["tests/engine/test_llm_provider.py", "tests/engine/test_loop.py"],
-	"bad input: person, model, browser": [
-		"tests/trust/test_bad_input.py",
-		"tests/edge/test_edge_validation.py",
-	],
-	"secrets: keys in output or other hosts": [
-		"tests/trust/test_secrets_scan.py",
-		"tests/trust/test_secrets_and_limits.py",
-	],
-}
-
 
 class Tally:
+	"""Counts the attacks (tests with a category) by category and outcome."""
+
 	def __init__(self):
-		self.by_file: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+		self.category: dict[str, str] = {}
+		self.counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
 		self.failures: list[str] = []
 
+	@pytest.hookimpl(trylast=True)
+	def pytest_collection_modifyitems(self, items):
+		for item in items:
+			marker = item.get_closest_marker("attack")
+			category = marker.args[0] if marker and marker.args else None
+			if category:
+				self.category[item.nodeid] = category
+		items[:] = [item for item in items if item.nodeid in self.category]
+
 	def pytest_runtest_logreport(self, report):
-		if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
-			path = report.nodeid.split("::", 1)[0]
-			self.by_file[path][report.outcome] += 1
+		category = self.category.get(report.nodeid)
+		if category and (report.when == "call" or (report.when == "setup" and report.outcome != "passed")):
+			self.counts[category][report.outcome] += 1
 			if report.outcome == "failed":
 				self.failures.append(report.nodeid)
 
 
-def main(argv: list[str]) -> int:
-	files = [f for group in CATEGORIES.values() for f in group]
+def attack_files() -> list[Path]:
+	"""The test files that hold attacks (a quick scan, so the run collects only those)."""
+	return sorted(
+		p for p in (ROOT / "tests").rglob("test_*.py") if "mark.attack(" in p.read_text(encoding="utf-8")
+	)
+
+
+def print_table(where: str, rows: dict[str, list[int]], failures: list[str]) -> int:
+	width = max([len(c) for c in rows] + [8])
+	print(f"\nattacks {where}")
+	print(f"{'category':<{width}}  tried  passed  failed")
+	total = [0, 0, 0]
+	for category, (tried, passed, failed) in sorted(rows.items()):
+		total = [total[0] + tried, total[1] + passed, total[2] + failed]
+		print(f"{category:<{width}}  {tried:>5}  {passed:>6}  {failed:>6}")
+	print(f"{'all':<{width}}  {total[0]:>5}  {total[1]:>6}  {total[2]:>6}")
+	for failure in failures:
+		print(f"FAILED {failure}")
+	return total[2]
+
+
+def in_memory(extra: list[str]) -> int:
 	tally = Tally()
 	code = pytest.main(
-		["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *[str(ROOT / f) for f in files], *argv],
+		["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *map(str, attack_files()), *extra],
 		plugins=[tally],
 	)
-	width = max(len(c) for c in CATEGORIES)
-	print(f"\n{'category':<{width}}  tried  passed  failed  skipped")
-	totals = [0, 0, 0, 0]
-	for category, group in CATEGORIES.items():
-		counts = defaultdict(int)
-		for f in group:
-			for outcome, n in tally.by_file.get(f, {}).items():
-				counts[outcome] += n
-		row = [sum(counts.values()), counts["passed"], counts["failed"], counts["skipped"]]
-		totals = [a + b for a, b in zip(totals, row, strict=True)]
-		print(f"{category:<{width}}  {row[0]:>5}  {row[1]:>6}  {row[2]:>6}  {row[3]:>7}")
-	print(f"{'all':<{width}}  {totals[0]:>5}  {totals[1]:>6}  {totals[2]:>6}  {totals[3]:>7}")
-	for nodeid in tally.failures:
-		print(f"FAILED {nodeid}")
-	return int(code != 0 or totals[2] > 0)
+	rows = {
+		category: [sum(c.values()), c["passed"], c["failed"] + c.get("error", 0)]
+		for category, c in tally.counts.items()
+	}
+	failed = print_table(
+		"in memory (frappe-free: the in-memory connector, the stub provider on 127.0.0.1)",
+		rows,
+		tally.failures,
+	)
+	return int(code != 0 or failed > 0)
+
+
+def on_site(site: str, bench: str | None, command: str | None) -> int:
+	base = shlex.split(command) if command else ["bench"]
+	argv = [*base, "--site", site, "noviz-agent", "attacks", "--json"]
+	done = subprocess.run(argv, cwd=bench or None, capture_output=True, text=True)
+	line = next((ln for ln in reversed(done.stdout.splitlines()) if ln.startswith("{")), None)
+	if line is None:
+		print(
+			f"\nThe site run printed no result (exit {done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+		)
+		return 1
+	report = json.loads(line)
+	rows: dict[str, list[int]] = {}
+	for row in report["attacks"]:
+		counts = rows.setdefault(row["category"], [0, 0, 0])
+		counts[0] += 1
+		counts[1] += row["outcome"] == "passed"
+		counts[2] += row["outcome"] != "passed"
+	failures = [
+		f"{r['attack']} ({r['outcome']}): {r['message']}"
+		for r in report["attacks"]
+		if r["outcome"] != "passed"
+	]
+	return int(print_table(f"on {report['where']}", rows, failures) > 0)
+
+
+def main(argv: list[str]) -> int:
+	parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+	parser.add_argument("--site", help="also run the attacks on this live site")
+	parser.add_argument("--bench", help="the bench directory to run `bench` in")
+	parser.add_argument(
+		"--bench-command", help='the command that stands for `bench` (e.g. "./env/bin/bench")'
+	)
+	parser.add_argument("--site-only", action="store_true", help="skip the in-memory run")
+	args, extra = parser.parse_known_args(argv)
+	code = 0 if args.site_only else in_memory(extra)
+	if args.site:
+		code |= on_site(args.site, args.bench, args.bench_command)
+	return code
 
 
 if __name__ == "__main__":

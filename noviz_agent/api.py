@@ -85,6 +85,20 @@ def _over_rate_limit(user: str, values: dict, channel: str = "") -> str | None:
 	return validation.rate_window(count, allowed, RATE_WINDOW_SECONDS, retry_in, what)
 
 
+def _issued_turn(turn: str | None, user: str) -> str:
+	"""The turn id for this message: one `new_turn` issued to this person and not used yet, or a
+	new one. An id from anywhere else (another person's, a guessed one) is refused."""
+	if not turn:
+		return frappe_turns.new_turn(user)
+	turn = _checked(validation.check_turn_id, turn)
+	if not frappe_turns.use_turn(turn, user):
+		frappe.throw(
+			_("This turn id was not issued to you, or was used already; send the message again."),
+			frappe.PermissionError,
+		)
+	return turn
+
+
 # --- recording ------------------------------------------------------------------------
 
 
@@ -156,9 +170,12 @@ def _record(
 			log.db_set("conversation", conversation.name, update_modified=False)
 	except Exception:
 		frappe.db.rollback(save_point=savepoint)
+		scrub = frappe_session.scrubber(values, user)
 		log.db_set(
 			{
-				"error": (log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3),
+				"error": scrub(
+					(log.error or "") + "\nCould not store the turn: " + traceback.format_exc(limit=3)
+				),
 				"failed": 1,
 				# A new conversation that could not be written is no conversation of this log.
 				"conversation": log.conversation
@@ -198,10 +215,11 @@ def send(
 	values = frappe_session.load_settings(with_secrets=True)
 	max_chars = validation.limit(values, "max_message_chars")
 	question = _checked(validation.check_message, message, max_chars)
-	if conversation and frappe_turns.busy(conversation):
-		frappe.throw(_(frappe_turns.BUSY_MESSAGE), frappe.ValidationError, title=_("Still answering"))
+	# Whose conversation first; only then whether it is busy (nobody probes another's conversation).
 	doc = _own_conversation(conversation, user) if conversation else None
-	turn = _checked(validation.check_turn_id, turn) if turn else frappe.generate_hash(length=12)
+	if doc is not None and frappe_turns.busy(doc.name):
+		frappe.throw(_(frappe_turns.BUSY_MESSAGE), frappe.ValidationError, title=_("Still answering"))
+	turn = _issued_turn(turn, user)
 
 	limited = _over_rate_limit(user, values)
 	if limited:
@@ -346,11 +364,20 @@ def _answer(
 			None,
 		)
 		latency = int((time.perf_counter() - started) * 1000)
+		scrub = frappe_session.scrubber(values, user)
 		log = records.failure_log(
-			f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}", latency_ms=latency
+			scrub(f"{type(exc).__name__}: {exc}\n{traceback.format_exc(limit=5)}"), latency_ms=latency
 		)
 		entry = None
 	if held is not None:
+		# Every model call of the turn counts, the module picker's and a procedure's included.
+		spent = model.prompt_tokens + model.completion_tokens
+		if spent > int(log.get("prompt_tokens") or 0) + int(log.get("completion_tokens") or 0):
+			log.update(
+				prompt_tokens=model.prompt_tokens,
+				cached_tokens=model.cached_tokens,
+				completion_tokens=model.completion_tokens,
+			)
 		_settle_budget(held, log, values)
 	answered = time.perf_counter()
 	doc, log_doc = _record(
@@ -511,6 +538,13 @@ def mcp_clients() -> list[dict]:
 	return frappe_mcp.connected_clients()
 
 
+@frappe.whitelist(methods=["POST"])
+def new_turn() -> dict:
+	"""A turn id for the person's next message, made here: the chat matches progress events to it
+	before `send` returns, and only its owner can send with it, read it or stop it."""
+	return {"turn": frappe_turns.new_turn(_person())}
+
+
 @frappe.whitelist(methods=["GET", "POST"])
 def turn_status(turn: str) -> dict:
 	"""A turn's state for its owner: status, progress so far, streamed text, and the answer when done.
@@ -580,6 +614,37 @@ def conversation(name: str) -> dict:
 		"person": doc.person,
 		"last_activity": str(doc.last_activity or ""),
 		"turns": [records.turn_for_client(row.as_dict()) for row in doc.turns],
+	}
+
+
+@frappe.whitelist(methods=["GET"])
+def audit_record(doctype: str, name: str) -> dict:
+	"""An interaction log or procedure run with its content (the question, errors, tool calls, the
+	run's memory): for its person, or an Agent Auditor whose read is recorded in Agent Audit Read."""
+	user = _person()
+	doc = frappe_governance.audited_record(doctype, name, user)
+	if doc.doctype == LOG:
+		return {
+			"name": doc.name,
+			"person": doc.person,
+			"conversation": doc.conversation,
+			"creation": str(doc.creation),
+			"response_type": doc.response_type,
+			"request": doc.request,
+			"error": doc.error,
+			"feedback_comment": doc.feedback_comment,
+			"tool_calls": [
+				{"tool": row.tool, "status": row.status, "ms": row.ms, "error": row.error}
+				for row in doc.tool_calls
+			],
+		}
+	return {
+		"name": doc.name,
+		"person": doc.person,
+		"conversation": doc.conversation,
+		"sop": doc.sop,
+		"status": doc.status,
+		"state": records.loads(doc.state, {}),
 	}
 
 
@@ -670,28 +735,44 @@ def upload_document(conversation: str | None = None, turn: str | None = None) ->
 	if upload is None:
 		frappe.throw(_("Choose a file to upload."), frappe.ValidationError, title=_("Check your input"))
 	values = frappe_session.load_settings()
+	# An upload is a question like any other: it counts against the person's hourly rate.
+	limited = _over_rate_limit(user, values)
+	if limited:
+		return _reply(records.error_response(limited, kind="refusal"), doc, None, None)
+	turn = _issued_turn(turn, user)
+	# Chosen now, so the draft's proposal is bound to this conversation wherever it is read.
 	conversation_name = doc.name if doc else frappe.generate_hash(length=10)
 	content = upload.stream.read()
 	try:
 		file = frappe_files.save_upload(content, upload.filename, doc.name if doc else None, values)
 	except IntakeError as exc:
 		frappe.throw(str(exc), frappe.ValidationError, title=_("This file cannot be read"))
-	turn = turn or frappe.generate_hash(length=12)
-	question = _("Document: {0}").format(upload.filename)
 	if frappe_files.runs_in_background(len(content)):
-		frappe_files.enqueue_intake(user, file, conversation_name if doc else None, turn)
+		frappe_files.enqueue_intake(
+			user, file, conversation_name, turn, new_conversation=doc is None, filename=upload.filename
+		)
 		text = _("{0} is large; it is being read in the background. The draft appears here when it is ready.")
 		queued = {**responses.empty_response(), "text": text.format(upload.filename)}
 		return _reply(queued, doc, None, turn) | {"file": file, "queued": True}
+	reply = answer_upload(user, values, file, upload.filename, doc, conversation_name, turn)
+	return reply | {"file": file}
+
+
+def answer_upload(user, values, file: str, filename: str, doc, conversation_name: str, turn: str) -> dict:
+	"""Read an uploaded document into a proposal and record it as a turn of the conversation, with
+	its log row: the same path inline and in the background job."""
+	from noviz_agent.edge import frappe_files
+
 	started = time.perf_counter()
-	response, log, entry = frappe_files.run_intake(values, file, upload.filename, conversation_name, turn)
+	question = _("Document: {0}").format(filename)
+	response, log, entry = frappe_files.run_intake(values, file, filename, conversation_name, turn)
 	log["latency_ms"] = int((time.perf_counter() - started) * 1000)
 	doc, log_doc = _record(
 		user, doc, question, response, log, entry, None, values, new_name=conversation_name
 	)
 	if doc is not None:
 		frappe_files.attach_to_conversation(file, doc.name)
-	return _reply(response, doc, log_doc, turn) | {"file": file}
+	return _reply(response, doc, log_doc, turn)
 
 
 # --- proposals edited in place, conversations, export -----------------------------------

@@ -1,4 +1,4 @@
-"""Bench commands: `bench --site S noviz-agent ask|doctor|eval|index-knowledge|knowledge-status|worker`.
+"""Bench commands: `bench --site S noviz-agent ask|attacks|doctor|eval|index-knowledge|knowledge-status|worker`.
 
 The bench imports this module in every bench process before it runs the command. In a
 background worker (`bench worker`, `bench worker-pool`) that is the moment to preload the app,
@@ -52,6 +52,27 @@ def ask(context, question, user, conversation, as_json):
 		return
 	click.echo(response_text(reply["response"]))
 	click.echo(f"\n(conversation {reply['conversation']}, log {reply['log']})", err=True)
+
+
+@noviz_agent.command("attacks")
+@click.option("--only", default=None, help="Run only the attacks whose name contains this.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: where, and a row per attack.")
+@pass_context
+def attacks(context, only, as_json):
+	"""Run the trust attacks as real people with real roles on this site; nothing stays (rolled back)."""
+	from noviz_agent.tests import attacks as suite
+
+	_connect(context)
+	try:
+		results = suite.run_all(only)
+		where = suite.site_label()
+	finally:
+		frappe.destroy()
+	if as_json:
+		click.echo(json.dumps({"where": where, "attacks": results}, default=str))
+	else:
+		click.echo(suite.table(results, where))
+	sys.exit(1 if any(r["outcome"] != "passed" for r in results) else 0)
 
 
 @noviz_agent.command("doctor")

@@ -36,8 +36,10 @@ _invalidate = {
 	"after_rename": "noviz_agent.edge.frappe_allowance.invalidate",
 }
 # The generation outlives `frappe.clear_cache()` (which drops the cached values themselves), so a
-# value stored late under an old generation number is never read again.
-persistent_cache_keys = ["noviz_agent:allowance_generation"]
+# value stored late under an old generation number is never read again. Changes made in Role
+# Permission Manager fire no document event: frappe's metadata version, which they renew, is part
+# of every key as well (edge/frappe_allowance.cache_token).
+persistent_cache_keys = ["noviz_agent:permission_generation"]
 
 doc_events = {
 	"User": _invalidate,
@@ -49,6 +51,7 @@ doc_events = {
 	"Agent Budget": _invalidate,
 	"Agent SOP": _invalidate,
 	"Agent System": _invalidate,
+	"Agent System Connection": _invalidate,
 	"Company": _invalidate,
 }
 

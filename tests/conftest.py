@@ -38,6 +38,14 @@ def _guarded(real):
 	return connect
 
 
+def pytest_configure(config):
+	config.addinivalue_line(
+		"markers",
+		"attack(category): a trust attack counted by benchmarks/trust.py under the category "
+		"(None: a test in an attack file that tries the ordinary path, not counted)",
+	)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_network():
 	"""Like ALLOW_MODEL_REQUESTS = False: a test that tries to reach a real provider fails loudly."""

@@ -95,6 +95,15 @@ class Connector(Protocol):
 		"""One record with its child tables, canonical names."""
 		...
 
+	def version(self, entity: str, name: str) -> str:
+		"""The record's current version (its `modified` timestamp as text), read from the record itself
+		as the person, whatever the entity map lists; raises NotFound or PermissionDenied like `get`.
+
+		A proposal to change a record is signed for this version, and its confirm is refused when
+		the version moved since: nobody overwrites a change they have not seen.
+		"""
+		...
+
 	def count(self, entity: str, filters: Filters = None) -> int: ...
 
 	def aggregate(

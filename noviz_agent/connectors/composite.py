@@ -31,6 +31,13 @@ class CompositeConnector:
 	def systems(self) -> list[str]:
 		return sorted(self.others)
 
+	def secrets(self) -> tuple[str, ...]:
+		"""The person's credentials for every connected system (for the scrubber, never for output)."""
+		found: list[str] = []
+		for connector in self.others.values():
+			found += list(getattr(connector, "secrets", tuple)())
+		return tuple(found)
+
 	def entities(self) -> list[str]:
 		found = list(self.home.entities())
 		for connector in self.others.values():

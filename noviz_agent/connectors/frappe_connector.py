@@ -194,6 +194,17 @@ class FrappeConnector:
 		ent = self._entity(entity)
 		return self._canonical(ent, self._doc(ent, name))
 
+	def version(self, entity: str, name: str) -> str:
+		"""The record's `modified`, read from the record as the person (the desk's own list query)."""
+		ent = self._entity(entity)
+		with frappe_errors(f"{ent.doctype} {name}"):
+			rows = frappe.get_list(
+				ent.doctype, filters={"name": name}, fields=["modified"], limit_page_length=1
+			)
+		if not rows or not rows[0].get("modified"):
+			raise NotFound(f"{ent.doctype} {name} was not found, or you cannot read it.")
+		return str(rows[0]["modified"])
+
 	def meta(self, entity: str) -> dict:
 		"""Mapped fields as this site defines them: its labels, types and (possibly customised) options."""
 		ent = self._entity(entity)

@@ -33,6 +33,7 @@ from noviz_agent.connectors.translate import (
 	to_frappe_values,
 )
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
+from noviz_agent.engine.secrets import Scrubber
 
 _TAG = re.compile(r"<[^>]+>")
 READ_RETRY_STATUSES = (429, 500, 502, 503, 504)
@@ -81,6 +82,8 @@ class RestConnector:
 		self.user = user or f"{system} account"
 		self.timeout = timeout
 		self._secret = (api_key, api_secret)
+		# The server may echo the credentials it refused, as it received them (trimmed, say).
+		self._scrub = Scrubber(self._secret)
 		# Reads (GET, and the POSTed list query) retry on every transient answer; writes only on
 		# answers that mean nothing was done, and never after a timeout.
 		self._reads = self._session(api_key, api_secret, _retry(retries, backoff, READ_RETRY_STATUSES, READS))
@@ -99,6 +102,10 @@ class RestConnector:
 
 	def __repr__(self) -> str:
 		return f"RestConnector({self.system!r}, {self.base_url!r}, user={self.user!r})"
+
+	def secrets(self) -> tuple[str, ...]:
+		"""The person's credentials for this system, for the scrubber (engine/secrets.py) to remove."""
+		return tuple(part for part in self._secret if part)
 
 	# --- HTTP ------------------------------------------------------------------------------
 
@@ -122,6 +129,14 @@ class RestConnector:
 				f"{self.system} cannot be reached at {self.base_url} while {what}. "
 				"Ask your administrator to check the system's address in Agent System."
 			) from None
+		except (requests.RequestException, ValueError) as exc:
+			# Anything else requests or http.client refuse before sending (a malformed header, a bad
+			# URL) may quote the request itself, credentials included: only the kind of fault is told.
+			raise Unreachable(
+				f"The request to {self.system} could not be sent while {what} ({type(exc).__name__}). "
+				"Ask your administrator to check the address in Agent System, and connect your account "
+				"again in Agent System Connection (the key or secret may hold a stray character)."
+			) from None
 		return self._read(response, what)
 
 	def _read(self, response: requests.Response, what: str) -> Any:
@@ -132,18 +147,20 @@ class RestConnector:
 		if response.status_code < 400:
 			return body.get("message", body.get("data"))
 		message = self._clean(self._server_message(body) or f"{self.system} answered {response.status_code}")
+		# The system's own words: its people wrote them, so they are untrusted text (`origin`).
+		origin = self.system
 		if response.status_code in (401, 403):
 			if response.status_code == 401:
 				message = (
 					f"{self.system} did not accept your credentials ({message}). Connect your account again "
 					"in Agent System Connection."
 				)
-			raise PermissionDenied(message)
+			raise PermissionDenied(message, origin=origin)
 		if response.status_code == 404:
-			raise NotFound(message)
+			raise NotFound(message, origin=origin)
 		if response.status_code in (400, 409, 417, 422):
-			raise ValidationFailed(message)
-		raise Unreachable(f"{self.system} failed while {what}: {message}")
+			raise ValidationFailed(message, origin=origin)
+		raise Unreachable(f"{self.system} failed while {what}: {message}", origin=origin)
 
 	@staticmethod
 	def _server_message(body: dict) -> str:
@@ -160,10 +177,7 @@ class RestConnector:
 
 	def _clean(self, text: str) -> str:
 		text = re.sub(r"\s+", " ", html.unescape(_TAG.sub("", text))).strip()
-		for secret in self._secret:
-			if secret:
-				text = text.replace(secret, "***")
-		return text
+		return self._scrub(text)
 
 	# --- the contract --------------------------------------------------------------------------
 
@@ -190,6 +204,10 @@ class RestConnector:
 					continue
 				except PermissionDenied:
 					pass  # exists; this person just may not read it
+				except Unreachable:
+					# Not answering now (or the connection is misconfigured): its tools stay, and each
+					# call says why it cannot be made; nothing is remembered from this probe.
+					return [e.key for e in self.model]
 				found.append(entity.key)
 			self._installed = found
 		return list(self._installed)
@@ -203,6 +221,8 @@ class RestConnector:
 			)
 		except (PermissionDenied, NotFound, ValidationFailed):
 			return set()
+		except Unreachable:
+			pass  # the system decides at each call; a call now says why it cannot be made
 		# What the person may change is decided by the other system when the change is made: the
 		# proposal's preview and the confirm both go there as the person and carry its refusal.
 		granted = {"read"}
@@ -265,6 +285,22 @@ class RestConnector:
 		ent = self._entity(entity)
 		doc = self._call("GET", f"/api/resource/{_quote(ent.doctype)}/{_quote(name)}", what=f"reading {name}")
 		return self._linked(ent, doc_to_canonical(ent, doc or {}))
+
+	def version(self, entity: str, name: str) -> str:
+		"""The record's `modified` in that system, read as the person with the same list query."""
+		ent = self._entity(entity)
+		rows = self._get_list(
+			{
+				"doctype": ent.doctype,
+				"fields": ["modified"],
+				"filters": [[ent.doctype, "name", "=", name]],
+				"limit_page_length": 1,
+			},
+			f"reading the version of {name}",
+		)
+		if not rows or not (rows[0] or {}).get("modified"):
+			raise NotFound(f"{ent.doctype} {name} was not found in {self.system}, or you cannot read it.")
+		return str(rows[0]["modified"])
 
 	def create(self, entity: str, values: dict) -> dict:
 		ent = self._entity(entity)

@@ -23,26 +23,51 @@ from noviz_agent.engine.policy import (
 	allowed_tools,
 )
 
-GENERATION_KEY = "noviz_agent:allowance_generation"
+# A plain integer in Redis, moved on only by INCR: concurrent bumps never move it backwards.
+GENERATION_KEY = "noviz_agent:permission_generation"
+# What frappe renews whenever it clears a DocType's cached permissions - Role Permission Manager's
+# update, remove, reset and add all do, through `frappe.clear_cache(doctype=...)`, without firing
+# any document event - and on every full cache clear. Part of every key below.
+METADATA_VERSION = "metadata_version"
 TTL_SECONDS = 6 * 60 * 60
 PRESENT_KEY = "noviz_agent:present_doctypes"
 
 
+def _local() -> dict:
+	"""This request's or job's own copies (dropped with it), outside `frappe.local.cache`, which
+	holds only what frappe itself pickles."""
+	kept = getattr(frappe.local, "noviz_agent_generation", None)
+	# Dropped with frappe's own per-request cache too (a `frappe.clear_cache()` replaces it).
+	if kept is None or kept.get("for") is not frappe.local.cache:
+		kept = frappe.local.noviz_agent_generation = {"for": frappe.local.cache}
+	return kept
+
+
 def generation() -> int:
-	"""The current generation, read from Redis once per request or job (frappe keeps it in
-	`frappe.local.cache` for the rest of it, and a bump in this process updates that copy)."""
-	value = frappe.cache.get_value(GENERATION_KEY)
-	if value is None:
-		# Stored as 0 unless a bump got there first: a key that is there is read with the other
-		# entries a turn job reads together (frappe_recall); a missing one costs each job a call.
-		frappe.cache.set(frappe.cache.make_key(GENERATION_KEY), pickle.dumps(0), nx=True)
-	return int(value or 0)
+	"""The agent's own generation, read from Redis once per request or job (a bump in this process
+	updates the copy)."""
+	kept = _local()
+	if "generation" not in kept:
+		raw = frappe.cache.get(frappe.cache.make_key(GENERATION_KEY))
+		kept["generation"] = int(raw or 0)
+	return kept["generation"]
+
+
+def cache_token() -> str:
+	"""What every cached allowance, configuration and answer is keyed by: the agent's generation and
+	frappe's metadata version, so a permission change made anywhere - a document event here, or
+	Role Permission Manager, which fires none - makes every older entry unreachable."""
+	kept = _local()
+	if "metadata" not in kept:
+		version = frappe.cache.get_value(METADATA_VERSION, expires=True)
+		kept["metadata"] = str(version or "")[:12]
+	return f"{generation()}.{kept['metadata']}"
 
 
 def _bump() -> None:
-	# Read afresh: another process may have bumped it since this one last looked.
-	frappe.local.cache.pop(frappe.cache.make_key(GENERATION_KEY), None)
-	frappe.cache.set_value(GENERATION_KEY, generation() + 1)
+	kept = _local()
+	kept["generation"] = int(frappe.cache.incr(frappe.cache.make_key(GENERATION_KEY)))
+	kept.pop("metadata", None)  # read afresh too: it may have moved with the same change
 
 
 def invalidate(doc=None, method=None, *args, **kwargs) -> None:
@@ -58,7 +83,7 @@ def invalidate(doc=None, method=None, *args, **kwargs) -> None:
 
 
 def cached_key(name: str, *, user: str | None = None) -> str:
-	return f"noviz_agent:{name}:g{generation()}" + (f":{user}" if user else "")
+	return f"noviz_agent:{name}:g{cache_token()}" + (f":{user}" if user else "")
 
 
 def prefetch(keys: list[str]) -> None:
@@ -169,7 +194,7 @@ def _registry_digest(registry) -> str:
 
 
 def cache_key(person, registry) -> str:
-	return allowance_cache_key(person.user, f"g{generation()}:{_registry_digest(registry)}")
+	return allowance_cache_key(person.user, f"g{cache_token()}:{_registry_digest(registry)}")
 
 
 def compute(person, connector, registry) -> frozenset[str]:

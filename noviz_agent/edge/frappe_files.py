@@ -68,21 +68,30 @@ class FrappeIntake:
 		return rows[0].file_name, frappe.get_doc("File", file).get_content()
 
 	def vision_model(self):
-		if vision_factory is not None:
-			return vision_factory(self.values)
+		"""The vision model, every call of it rate-gated and held against the person's budgets (each
+		page read is a model call); None when none is configured, so nothing renders pages for it."""
+		from noviz_agent.edge.frappe_governance import metered
+
 		values = frappe_session.load_settings(with_secrets=True)
+		if vision_factory is not None:
+			return metered(vision_factory(self.values), values, self.user)
 		if not (values.get("vision_model") or "").strip():
 			return None
-		return self._structured(values, "vision")
+		model = self._structured(values, "vision")
+		return metered(model, values, self.user) if model is not None else None
 
 	def text_model(self):
-		"""The reasoning model, asked for the extraction schema, to read text PDFs; None when not configured."""
-		if text_factory is not None:
-			return text_factory(self.values)
+		"""The reasoning model, asked for the extraction schema, to read text PDFs, rate-gated and held
+		against the person's budgets like the vision model; None when not configured."""
+		from noviz_agent.edge.frappe_governance import metered
+
 		values = frappe_session.load_settings(with_secrets=True)
+		if text_factory is not None:
+			return metered(text_factory(self.values), values, self.user)
 		if not (values.get("base_url") or "").strip() or not (values.get("model") or "").strip():
 			return None
-		return self._structured(values, "reasoning")
+		model = self._structured(values, "reasoning")
+		return metered(model, values, self.user) if model is not None else None
 
 	@staticmethod
 	def _structured(values: dict, role: str):
@@ -282,7 +291,9 @@ def runs_in_background(size: int) -> bool:
 	return size > BACKGROUND_BYTES and frappe_session.long_queue_served()
 
 
-def enqueue_intake(user: str, file: str, conversation: str | None, turn: str) -> None:
+def enqueue_intake(
+	user: str, file: str, conversation: str, turn: str, *, new_conversation: bool = False, filename: str = ""
+) -> None:
 	frappe.enqueue(
 		"noviz_agent.edge.frappe_files.intake_job",
 		queue="long",
@@ -290,20 +301,39 @@ def enqueue_intake(user: str, file: str, conversation: str | None, turn: str) ->
 		file=file,
 		conversation=conversation,
 		turn=turn,
+		new_conversation=new_conversation,
+		filename=filename,
 		job_id=f"noviz_agent:intake:{file}",
 		deduplicate=True,
 		enqueue_after_commit=True,
 	)
 
 
-def intake_job(user: str, file: str, conversation: str | None, turn: str) -> None:
-	"""The background reading of a large upload, as its owner; the answer goes to them only."""
+def intake_job(
+	user: str, file: str, conversation: str, turn: str, new_conversation: bool = False, filename: str = ""
+) -> None:
+	"""The background reading of a large upload, as its owner: a turn of the conversation it was
+	uploaded in (its proposal bound to it, its log row written), the answer sent to them only."""
+	from noviz_agent import api
+
 	frappe.set_user(user)
 	values = frappe_session.load_settings()
-	filename = FrappeIntake(user, values).read_file(file)[0]
-	response, _log, _entry = run_intake(values, file, filename, conversation, turn)
+	filename = filename or FrappeIntake(user, values).read_file(file)[0]
+	exists = bool(conversation) and frappe.db.exists(CONVERSATION, conversation)
+	doc = api._own_conversation(conversation, user) if exists else None
+	if doc is None and not new_conversation and conversation:
+		conversation = None  # the conversation was deleted meanwhile: the draft starts a new one
+	reply = api.answer_upload(
+		user, values, file, filename, doc, conversation or frappe.generate_hash(length=10), turn
+	)
 	frappe.publish_realtime(
 		INTAKE_EVENT,
-		{"turn": turn, "conversation": conversation, "file": file, "response": response},
+		{
+			"turn": turn,
+			"conversation": reply["conversation"],
+			"file": file,
+			"response": reply["response"],
+			"log": reply["log"],
+		},
 		user=user,
 	)

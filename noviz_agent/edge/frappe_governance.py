@@ -13,7 +13,7 @@ from noviz_agent.edge.frappe_session import RedisStore
 from noviz_agent.governance import budgets, retention
 from noviz_agent.governance.budgets import Cap, Spend
 from noviz_agent.governance.cache import ResponseCache
-from noviz_agent.governance.rate_gate import RateGate
+from noviz_agent.governance.rate_gate import MeteredProvider, RateGate
 
 BUDGET = "Agent Budget"
 USAGE = "Agent Budget Usage"
@@ -168,6 +168,34 @@ def rate_gate(values: dict) -> RateGate:
 	return RateGate(RedisCounters(), provider, int(values.get("tokens_per_minute") or 0))
 
 
+def call_budget(values: dict, user: str) -> budgets.CallBudget:
+	"""The person's caps for single model calls made outside a turn (see governance.budgets.CallBudget)."""
+	from noviz_agent.records import Rates, estimate_cost
+
+	rates = Rates.from_settings(values)
+
+	def recorded(held, actual, crossed) -> None:
+		record_spend(held, actual)
+		notify_crossed(crossed)
+
+	return budgets.CallBudget(
+		RedisUsage(),
+		budgets.applicable(caps(), user, set(frappe.get_roles(user))),
+		frappe.utils.getdate(),
+		dearest=max(rates.prompt, rates.completion),
+		price=lambda prompt, completion: estimate_cost(prompt, 0, completion, rates),
+		on_settled=recorded,
+	)
+
+
+def metered(provider, values: dict, user: str):
+	"""`provider` with every call rate-gated and held against the person's budgets (vision reading,
+	a procedure's step after a confirm); None stays None."""
+	if provider is None:
+		return None
+	return MeteredProvider(provider, rate_gate(values), call_budget(values, user))
+
+
 def response_cache(values: dict, user: str) -> ResponseCache | None:
 	ttl = int(values.get("cache_seconds") or 0)
 	if ttl <= 0:
@@ -180,10 +208,53 @@ def response_cache(values: dict, user: str) -> ResponseCache | None:
 	except Exception:
 		embed = None  # exact repeats only
 	threshold = float(values.get("cache_similarity") or 0.93)
-	return ResponseCache(RedisStore(f"cache:{user}"), ttl=ttl, threshold=threshold, embed=embed)
+	from noviz_agent.edge.frappe_allowance import cache_token
+
+	# Keyed by the permission generation too: an answer kept before a role or permission changed
+	# (Role Permission Manager included) is never served after it.
+	return ResponseCache(
+		RedisStore(f"cache:{user}"),
+		ttl=ttl,
+		threshold=threshold,
+		embed=embed,
+		context=f"perm:{cache_token()}",
+	)
 
 
 # --- audited review -------------------------------------------------------------------------
+
+
+# The agent's records of people's turns whose content no desk view shows (permission level 1, which
+# no role holds): read only through `audited_record`, by their person or an Agent Auditor.
+AUDITED = {LOG: "log", "Agent SOP Run": "procedure_run"}
+CONTENT = {LOG: ("request", "error", "feedback_comment"), "Agent SOP Run": ("state",)}
+
+
+def record_read(auditor: str, person: str, **what) -> None:
+	"""One Agent Audit Read row: who read whose conversation, log or procedure run, and when."""
+	frappe.get_doc(
+		{
+			"doctype": AUDIT,
+			"auditor": auditor,
+			"person": person,
+			"read_at": frappe.utils.now_datetime(),
+			**what,
+		}
+	).insert(ignore_permissions=True)  # the audit trail is written for the auditor, never by them
+
+
+def _auditor_or_owner(doctype: str, name: str, person: str, user: str, what: str) -> bool:
+	"""Whether `user` reads someone else's record (then they must be an Agent Auditor)."""
+	if person == user:
+		return False
+	if AUDITOR not in frappe.get_roles(user):
+		frappe.throw(
+			_("{0} {1} belongs to someone else; only its owner or an Agent Auditor may read it.").format(
+				what, name
+			),
+			frappe.PermissionError,
+		)
+	return True
 
 
 def readable_conversation(name: str, user: str):
@@ -191,25 +262,67 @@ def readable_conversation(name: str, user: str):
 	if not frappe.db.exists(CONVERSATION, name):
 		frappe.throw(_("Conversation {0} does not exist.").format(name), frappe.DoesNotExistError)
 	doc = frappe.get_doc(CONVERSATION, name)
-	if doc.person == user:
-		return doc
-	if AUDITOR not in frappe.get_roles(user):
-		frappe.throw(
-			_(
-				"Conversation {0} belongs to someone else; only its owner or an Agent Auditor may read it."
-			).format(name),
-			frappe.PermissionError,
-		)
-	frappe.get_doc(
-		{
-			"doctype": AUDIT,
-			"auditor": user,
-			"conversation": name,
-			"person": doc.person,
-			"read_at": frappe.utils.now_datetime(),
-		}
-	).insert(ignore_permissions=True)  # the audit trail is written for the auditor, never by them
+	if _auditor_or_owner(CONVERSATION, name, doc.person, user, _("Conversation")):
+		record_read(user, doc.person, conversation=name)
 	return doc
+
+
+def audited_record(doctype: str, name: str, user: str):
+	"""An interaction log or a procedure run with its content: for its person; for an Agent Auditor
+	too, with the read recorded. No other path shows that content (see the DocTypes' permission levels)."""
+	if doctype not in AUDITED:
+		frappe.throw(_("Only interaction logs and procedure runs are read here."), frappe.ValidationError)
+	if not frappe.db.exists(doctype, name):
+		frappe.throw(_("{0} {1} does not exist.").format(_(doctype), name), frappe.DoesNotExistError)
+	doc = frappe.get_doc(doctype, name)
+	if _auditor_or_owner(doctype, name, doc.person, user, _(doctype)):
+		record_read(user, doc.person, conversation=doc.conversation, **{AUDITED[doctype]: name})
+	return doc
+
+
+def audited_contents(names: list[str], user: str) -> dict[str, dict]:
+	"""The content of these interaction logs for an Agent Auditor (a report's rows), each read of
+	another person's log recorded; {} for anyone else, who sees the logs without it."""
+	if not names or AUDITOR not in frappe.get_roles(user):
+		return {}
+	# The agent's own records, read for the auditor once their role is checked; each read is recorded.
+	rows = frappe.get_all(
+		LOG, filters={"name": ("in", names)}, fields=["name", "person", "conversation", *CONTENT[LOG]]
+	)
+	now = frappe.utils.now_datetime()
+	others = [r for r in rows if r.person != user]
+	if others:
+		frappe.db.bulk_insert(
+			AUDIT,
+			[
+				"name",
+				"auditor",
+				"person",
+				"conversation",
+				"log",
+				"read_at",
+				"owner",
+				"modified_by",
+				"creation",
+				"modified",
+			],
+			[
+				(
+					frappe.generate_hash(length=10),
+					user,
+					r.person,
+					r.conversation,
+					r.name,
+					now,
+					user,
+					user,
+					now,
+					now,
+				)
+				for r in others
+			],
+		)
+	return {r.name: {field: r.get(field) for field in CONTENT[LOG]} for r in rows}
 
 
 # --- retention -------------------------------------------------------------------------------

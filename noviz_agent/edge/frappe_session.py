@@ -18,6 +18,7 @@ import frappe
 from noviz_agent import validation
 from noviz_agent.edge.frappe_versions import RELEASE, form_path
 from noviz_agent.engine.provider import OpenAICompatibleProvider, ProviderSettings, SettingsError
+from noviz_agent.engine.secrets import Scrubber
 from noviz_agent.engine.session import Limits, Person, Session
 
 SETTINGS = "Agent Settings"
@@ -58,6 +59,28 @@ def _secrets(doc) -> dict:
 		if doc.get(field):
 			values[field] = doc.get_password(field, raise_exception=False) or ""
 	return values
+
+
+def scrubber(values: dict, user: str, connector=None) -> Scrubber:
+	"""The one scrubber for this person's texts: every provider key of the site and every credential
+	of their Agent System Connections (engine/secrets.py).
+
+	Keys already loaded (with `values`, with the connector) are known now; the others are read only
+	when a text first needs scrubbing, so a request with nothing to scrub reads no password.
+	"""
+	known = [values.get(field) for field in PASSWORD_FIELDS if values.get(field)]
+	known += list(getattr(connector, "secrets", tuple)()) if connector is not None else []
+
+	def more() -> list[str]:
+		found = list(_secrets(frappe.get_cached_doc(SETTINGS)).values())
+		if connector is None:
+			from noviz_agent.edge.frappe_systems import connections
+
+			for connection in connections(user):
+				found += [connection["api_key"] or "", connection["api_secret"] or ""]
+		return [secret for secret in found if secret]
+
+	return Scrubber(known, more=more)
 
 
 def provider_settings(values: dict, role: str = "reasoning") -> ProviderSettings:
@@ -341,4 +364,5 @@ def build_session(
 		enqueue_analysis=analysis_enqueuer(user, turn) if long_queue_served() else None,
 		intake=intake_system(user, values),
 		erpnext_version=RELEASE,
+		scrub=scrubber(values, user, connector),
 	)

@@ -13,7 +13,7 @@ import frappe
 
 from noviz_agent.sops.actions import ActionRepository
 from noviz_agent.sops.controllers import BaselineController, ModelController
-from noviz_agent.sops.matching import Matcher, default_embedder
+from noviz_agent.sops.matching import Matcher, settings_embedder
 from noviz_agent.sops.memory import RunState
 from noviz_agent.sops.parser import Problem
 from noviz_agent.sops.procedures import SopSpec, validate
@@ -22,38 +22,30 @@ from noviz_agent.sops.service import ProcedureDesk
 SOP = "Agent SOP"
 RUN = "Agent SOP Run"
 CONVERSATION = "Agent Conversation"
-_matcher: Matcher | None = None
+# One matcher per site and embedder choice: a bench serves several sites from one process, each
+# with its own Agent Settings.
+_matchers: dict[tuple[str, str], Matcher] = {}
 
 
 def matcher() -> Matcher:
-	"""One matcher over the full registry per worker: validation and runs resolve steps the same way."""
-	global _matcher
-	if _matcher is None:
-		from noviz_agent.tools import registry
+	"""The matcher over the full registry for this site's settings: validation and runs resolve
+	steps the same way."""
+	from noviz_agent.edge.frappe_session import load_settings
+	from noviz_agent.tools import registry
 
-		_matcher = Matcher(ActionRepository.from_registry(registry()), _embedder())
-	return _matcher
-
-
-def _embedder():
-	"""The built-in local embedder, else the embedding model of Agent Settings, else None (lexical only)."""
-	builtin = default_embedder()
-	if builtin is not None:
-		return builtin
-	try:
-		from knowledge.embedding import OpenAIEmbedder
-		from noviz_agent.edge.frappe_session import load_settings
-
-		values = load_settings(with_secrets=True)
-		if not values.get("embedding_model"):
-			return None
-		return OpenAIEmbedder(
-			values["embedding_model"],
-			base_url=values.get("embedding_base_url") or values.get("base_url") or None,
-			api_key=values.get("embedding_api_key") or values.get("api_key") or None,
-		)
-	except Exception:  # an unreachable or misconfigured provider leaves lexical matching, never an error
-		return None
+	# The built-in embedder is the same for every site (a worker builds it before any site: warm).
+	embedder, choice = settings_embedder({})
+	site = ""
+	if choice != "builtin":
+		site = frappe.local.site
+		try:
+			embedder, choice = settings_embedder(load_settings(with_secrets=True))
+		except Exception:  # unreadable settings leave lexical matching, never an error
+			embedder, choice = None, "lexical"
+	key = (site, choice)
+	if key not in _matchers:
+		_matchers[key] = Matcher(ActionRepository.from_registry(registry()), embedder)
+	return _matchers[key]
 
 
 def problems(text: str) -> list[Problem]:
@@ -128,11 +120,15 @@ class FrappeRunStore:
 		rows = frappe.get_list(
 			RUN,
 			filters={"conversation": conversation},
-			fields=["name", "state"],
+			fields=["name"],
 			order_by="modified desc",
 			limit_page_length=1,
 		)
-		return rows[0] if rows else None
+		if not rows:
+			return None
+		# The run's memory is no one's to read in the desk (it is audited: frappe_governance); the
+		# agent reads it for the person whose own conversation the list above found it in.
+		return {"name": rows[0]["name"], "state": frappe.db.get_value(RUN, rows[0]["name"], "state")}
 
 	def load(self, conversation: str) -> RunState | None:
 		row = self._row(conversation)
@@ -163,24 +159,31 @@ class FrappeRunStore:
 
 
 def link_existing_runs() -> None:
-	"""Name each conversation's latest run on the conversation (the upgrade to `procedure_run`)."""
+	"""Name each conversation's latest run on the conversation (the upgrade to `procedure_run`).
+
+	Plain reads and per-row updates, so it runs the same on MariaDB and PostgreSQL.
+	"""
 	if not frappe.db.table_exists(RUN):
 		return
-	# The latest run of each conversation, as FrappeRunStore reads it (our own tables, no one's input).
-	frappe.db.sql(
-		"""
-		update `tabAgent Conversation` c
-		join (
-			select r.conversation, r.name
-			from `tabAgent SOP Run` r
-			where r.modified = (
-				select max(r2.modified) from `tabAgent SOP Run` r2 where r2.conversation = r.conversation
-			)
-		) latest on latest.conversation = c.name
-		set c.procedure_run = latest.name
-		where ifnull(c.procedure_run, '') = ''
-		"""
+	# Our own tables: each conversation's latest run, as FrappeRunStore reads it.
+	latest: dict[str, str] = {}
+	for run in frappe.get_all(
+		RUN, fields=["name", "conversation"], order_by="modified desc", limit_page_length=0
+	):
+		if run.conversation:
+			latest.setdefault(run.conversation, run.name)
+	if not latest:
+		return
+	unlinked = frappe.get_all(
+		CONVERSATION,
+		filters=[["name", "in", list(latest)], ["procedure_run", "is", "not set"]],
+		pluck="name",
+		limit_page_length=0,
 	)
+	for conversation in unlinked:
+		frappe.db.set_value(
+			CONVERSATION, conversation, "procedure_run", latest[conversation], update_modified=False
+		)
 
 
 def desk_for(conversation_doc, provider) -> ProcedureDesk | None:
@@ -219,9 +222,13 @@ def after_settle(conversation_doc, session, token: str, confirmed: bool, outcome
 		return outcome
 	provider = None
 	try:
-		from noviz_agent.edge.frappe_session import make_provider
+		from noviz_agent.edge.frappe_governance import metered
+		from noviz_agent.edge.frappe_session import load_settings, make_provider
 
-		provider = make_provider(values)
+		# With its keys (a hosted model refuses a call without them), and like every model call
+		# rate-gated and held against the person's budgets.
+		values = load_settings(with_secrets=True)
+		provider = metered(make_provider(values), values, session.user)
 	except Exception:
 		provider = None  # without a model the baseline carries the run on
 	desk = desk_for(conversation_doc, provider)

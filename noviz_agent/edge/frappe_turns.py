@@ -17,7 +17,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import validation
-from noviz_agent.edge import frappe_governance, frappe_warm
+from noviz_agent.edge import frappe_governance, frappe_session, frappe_warm
 from noviz_agent.edge.frappe_session import PROGRESS_EVENT
 from noviz_agent.engine import turn_state
 from noviz_agent.governance import budgets
@@ -36,16 +36,52 @@ def _key(turn: str, part: str) -> str:
 	return frappe.cache.make_key(f"noviz_agent:turn:{turn}:{part}")
 
 
+# --- turn ids -------------------------------------------------------------------------
+
+TURN_ID_CHARS = 24
+
+
+def new_turn(user: str) -> str:
+	"""A turn id made here for this person (never by the browser), stored with its owner only if
+	no turn has it: nobody can take over an id someone else holds, nor guess one."""
+	for _attempt in range(5):
+		turn = frappe.generate_hash(length=TURN_ID_CHARS)
+		if frappe.cache.set(_key(turn, "owner"), user, nx=True, ex=STATE_TTL):
+			return turn
+	frappe.throw(_("A new turn could not be started; send the message again."))
+
+
+def use_turn(turn: str, user: str) -> bool:
+	"""Whether `turn` was issued to this person and is used now for the first time (then it is
+	marked used, atomically): a turn id answers one message, its owner's."""
+	if _owner(turn) != user:
+		return False
+	return bool(frappe.cache.set(_key(turn, "used"), "1", nx=True, ex=STATE_TTL))
+
+
+def _owner(turn: str) -> str | None:
+	raw = frappe.cache.get(_key(turn, "owner"))
+	return raw.decode() if isinstance(raw, bytes) else raw
+
+
 def load(turn: str) -> dict | None:
-	"""The turn's state with the progress its job reported so far (one round trip to Redis)."""
+	"""The turn's state with the progress its job reported so far (one round trip to Redis).
+
+	A state whose person is not the one the id was issued to is no state of that turn: nothing
+	stored under an id can make it someone else's.
+	"""
 	pipe = frappe.cache.pipeline(transaction=False)
 	pipe.get(_key(turn, "state"))
 	pipe.lrange(_key(turn, "events"), 0, -1)
 	pipe.get(_key(turn, "text"))
-	raw, events, text = pipe.execute()
+	pipe.get(_key(turn, "owner"))
+	raw, events, text, owner = pipe.execute()
 	if raw is None:
 		return None
 	state = json.loads(raw)
+	owner = owner.decode() if isinstance(owner, bytes) else owner
+	if owner is None or state.get("user") != owner:
+		return None
 	for event in events or []:
 		state = turn_state.with_event(state, json.loads(event))
 	if text:
@@ -53,11 +89,15 @@ def load(turn: str) -> dict | None:
 	return state
 
 
-def save(state: dict) -> dict:
-	"""Store the state; the progress of the running attempt stays in its own keys (see `progress`)."""
+def _stored(state: dict) -> dict:
 	stored = {k: v for k, v in state.items() if k != "text"}
 	stored["events"] = [e for e in state.get("events") or [] if e.get("event") == "retry"]
-	frappe.cache.set(_key(state["turn"], "state"), json.dumps(stored, default=str), ex=STATE_TTL)
+	return stored
+
+
+def save(state: dict) -> dict:
+	"""Store the state; the progress of the running attempt stays in its own keys (see `progress`)."""
+	frappe.cache.set(_key(state["turn"], "state"), json.dumps(_stored(state), default=str), ex=STATE_TTL)
 	return state
 
 
@@ -133,8 +173,12 @@ def busy(conversation: str) -> bool:
 
 
 def start(state: dict, queue: str, job_timeout: int, turn_seconds: float) -> dict:
-	"""Store the queued turn and queue its job (after the request's commit)."""
-	state = save({**state, "queue": queue, "job_timeout": job_timeout, "turn_seconds": turn_seconds})
+	"""Store the queued turn, only if no state is stored under its id yet, and queue its job."""
+	state = {**state, "queue": queue, "job_timeout": job_timeout, "turn_seconds": turn_seconds}
+	if _owner(state["turn"]) != state["user"] or not frappe.cache.set(
+		_key(state["turn"], "state"), json.dumps(_stored(state), default=str), ex=STATE_TTL, nx=True
+	):
+		frappe.throw(_("This turn was already started; send the message again."), frappe.ValidationError)
 	_enqueue(state)
 	return state
 
@@ -254,15 +298,23 @@ class StopFlag:
 
 
 class TimedProvider:
-	"""The model provider with the time spent in it summed, so the engine's own time can be told apart."""
+	"""The model provider with the time spent in it summed, so the engine's own time can be told apart,
+	and the tokens of every call of the turn (the module picker's too), so the budget is settled to all."""
 
 	def __init__(self, provider):
 		self.provider, self.ms, self.calls = provider, 0.0, 0
+		self.prompt_tokens = self.cached_tokens = self.completion_tokens = 0
 
 	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
 		began = time.perf_counter()
 		try:
-			return self.provider.complete(messages, tools, timeout=timeout)
+			reply = self.provider.complete(messages, tools, timeout=timeout)
+			usage = getattr(reply, "usage", None)
+			if usage is not None:
+				self.prompt_tokens += int(usage.prompt_tokens or 0)
+				self.cached_tokens += int(usage.cached_tokens or 0)
+				self.completion_tokens += int(usage.completion_tokens or 0)
+			return reply
 		finally:
 			self.ms += (time.perf_counter() - began) * 1000
 			self.calls += 1
@@ -385,7 +437,11 @@ def run(turn: str, attempt: int, answer) -> dict | None:
 			state = turn_state.finished(load(turn) or state, reply, time.time(), figures=figures)
 		except Exception:
 			frappe.db.rollback()
-			frappe.log_error(title=f"Noviz agent: background turn {turn} failed")
+			# The traceback may quote a request: it is scrubbed of every key before it is logged.
+			scrub = frappe_session.scrubber(frappe_session.load_settings(), user)
+			frappe.log_error(
+				title="Noviz agent: a background turn failed", message=scrub(frappe.get_traceback())
+			)
 			state = turn_state.failed(
 				load(turn) or state,
 				_("The answer could not be finished; the error was logged for your administrator."),

@@ -2,7 +2,15 @@
 
 
 class ToolError(Exception):
-	"""A failure the model can act on: the message says what went wrong and what to do instead."""
+	"""A failure the model can act on: the message says what went wrong and what to do instead.
+
+	`origin` names the other system whose own words the message carries (its refusal, its error):
+	text that system's people wrote, as untrusted as its answers (engine/provenance.py).
+	"""
+
+	def __init__(self, *args, origin: str | None = None):
+		super().__init__(*args)
+		self.origin = origin
 
 
 class PermissionDenied(ToolError):

@@ -18,7 +18,8 @@ from typing import Any
 
 import jsonschema
 
-from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
+from noviz_agent.engine import provenance
+from noviz_agent.engine.errors import NotFound, PermissionDenied, ProviderError, ToolError, ValidationFailed
 from noviz_agent.engine.session import Session
 
 
@@ -174,19 +175,47 @@ def call_tool(session: Session, name: str, args: Any) -> ToolResult:
 	problem = check_call(session, name, args)
 	if problem:
 		kept = args if isinstance(args, dict) and _shape_problem(args) is None else {}
-		return ToolResult(name, kept, "error", error=problem)
+		return _finished(session, None, ToolResult(name, kept, "error", error=problem))
 	tool = session.registry[name]
 	if tool.writes:
-		return _propose(session, tool, args, started)
-	return _run(session, tool, args, started)
+		return _finished(session, tool, _propose(session, tool, args, started))
+	return _finished(session, tool, _run(session, tool, args, started))
+
+
+def _finished(session: Session, tool, result: ToolResult) -> ToolResult:
+	"""Every result on its way out: secrets scrubbed from its error, its untrusted text noted, and a
+	proposal made after untrusted text warned about it (engine/provenance.py)."""
+	result.error = session.scrub(result.error)
+	if tool is None:
+		return result
+	if result.status == "proposal" and result.proposal is not None:
+		own = result.proposal.get("warning")
+		warned = provenance.warning(session.untrusted, own if isinstance(own, dict) else None)
+		if warned is not None and warned is not own:
+			result.proposal["warning"] = warned
+			if session.untrusted:
+				result.meta["guard"] = provenance.GUARD
+	else:
+		provenance.note_result(
+			session.untrusted, tool, result.args, result.status, result.data, result.error, result.meta
+		)
+	return result
+
+
+def _failure(tool, args: dict, exc: ToolError, status: str, started: float) -> ToolResult:
+	"""A tool's named failure as a result; the system whose words it carries is kept as its origin."""
+	meta = {"origin": exc.origin} if getattr(exc, "origin", None) else {}
+	return ToolResult(tool.name, args, status, error=str(exc), ms=_elapsed_ms(started), meta=meta)
 
 
 def _run(session: Session, tool, args: dict, started: float) -> ToolResult:
 	try:
 		data = tool.handler(args, session)
 	except PermissionDenied as exc:
-		return ToolResult(tool.name, args, "refused", error=str(exc), ms=_elapsed_ms(started))
+		return _failure(tool, args, exc, "refused", started)
 	except (NotFound, ValidationFailed, ToolError) as exc:
+		return _failure(tool, args, exc, "error", started)
+	except ProviderError as exc:  # a model a tool calls (the vision model) said no: its words say why
 		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
 	except Exception as exc:  # a tool bug must not end the turn; the model is told and the log keeps it
 		return ToolResult(
@@ -215,11 +244,40 @@ def _preview(session: Session, tool, args: dict, started: float) -> dict | ToolR
 			"(Agent Settings). The person can make this change in the desk themselves.",
 		)
 	try:
-		return tool.preview(args, session) if tool.preview else {"tool": tool.name, "values": args}
+		preview = tool.preview(args, session) if tool.preview else {"tool": tool.name, "values": args}
+		return _versioned(session, preview)
 	except PermissionDenied as exc:
-		return ToolResult(tool.name, args, "refused", error=str(exc), ms=_elapsed_ms(started))
+		return _failure(tool, args, exc, "refused", started)
 	except ToolError as exc:
+		return _failure(tool, args, exc, "error", started)
+	except ProviderError as exc:  # the vision model reading a document for the preview said no
 		return ToolResult(tool.name, args, "error", error=str(exc), ms=_elapsed_ms(started))
+
+
+def _versioned(session: Session, preview: dict) -> dict:
+	"""The preview with the version of the document it changes, read from the document itself
+	(and what it was built from, when that is untrusted text, noted for the warning).
+
+	Whatever the tool or its entity map put there, a proposal that names an existing record
+	(`entity` and `name`) is signed for the version the connector reads now: the confirm compares
+	it again, so a change made by someone else in between is never overwritten.
+	"""
+	read = preview.get("_read")
+	if read:
+		# What the preview itself was built from (an uploaded document): untrusted text of this turn.
+		preview = {k: v for k, v in preview.items() if k != "_read"}
+		for item in read:
+			provenance.note(session.untrusted, item["source"], item.get("texts") or [item["source"]])
+	entity, name = preview.get("entity"), preview.get("name")
+	if not entity or not name:
+		return preview  # a new record: nothing to be stale against
+	version = session.connector.version(entity, name)
+	if not version:
+		raise ToolError(
+			f"The current version of {preview.get('doctype') or entity} {name} could not be read, so no "
+			"change to it can be proposed safely. Try again, or make the change in the desk."
+		)
+	return {**preview, "version": str(version)}
 
 
 def _propose(session: Session, tool, args: dict, started: float, preview: dict | None = None) -> ToolResult:
@@ -303,11 +361,11 @@ def confirm(session: Session, token: str) -> ToolResult:
 	try:
 		record = _open(session, token, take=True)
 	except ProposalRefused as exc:
-		return ToolResult("proposal.confirm", {}, "refused", error=str(exc))
+		return _finished(session, None, ToolResult("proposal.confirm", {}, "refused", error=str(exc)))
 	name, args = record["tool"], record["args"]
 	problem = check_call(session, name, args)
 	if problem:
-		return ToolResult(name, args, "refused", error=problem)
+		return _finished(session, None, ToolResult(name, args, "refused", error=problem))
 	if not session.writes_enabled:
 		return ToolResult(
 			name, args, "refused", error="Changes through the agent are switched off on this site."
@@ -316,8 +374,9 @@ def confirm(session: Session, token: str) -> ToolResult:
 	if record.get("version"):
 		stale = _stale(session, tool, record, started)
 		if stale is not None:
-			return stale
-	return _run(session, tool, args, started)
+			return _finished(session, tool, stale)
+	# The write's own result is what the person confirmed: it brings no text of others.
+	return _finished(session, None, _run(session, tool, args, started))
 
 
 def _stale(session: Session, tool, record: dict, started: float) -> ToolResult | None:
@@ -350,7 +409,7 @@ def cancel(session: Session, token: str) -> ToolResult:
 	try:
 		record = _open(session, token, take=True)
 	except ProposalRefused as exc:
-		return ToolResult("proposal.cancel", {}, "refused", error=str(exc))
+		return _finished(session, None, ToolResult("proposal.cancel", {}, "refused", error=str(exc)))
 	return ToolResult(record["tool"], record["args"], "ok", data={"cancelled": True})
 
 

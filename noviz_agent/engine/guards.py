@@ -7,11 +7,12 @@ failure it prevents.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from noviz_agent.engine.gateway import args_hash
+
+# Untrusted text and the warning writes carry after it are the gateway's (engine/provenance.py).
 
 
 @dataclass
@@ -21,8 +22,6 @@ class GuardState:
 	calls: dict[tuple[str, str], int] = field(default_factory=dict)
 	pages: dict[str, set[int]] = field(default_factory=dict)
 	fired: list[str] = field(default_factory=list)
-	# Untrusted text read this turn that reads like an instruction: where it came from and an excerpt.
-	instructions_seen: list[dict] = field(default_factory=list)
 
 	def record(self, name: str, args: dict) -> None:
 		key = (name, args_hash(args))
@@ -93,70 +92,3 @@ def check(name: str, args: dict, state: GuardState, guards: tuple[Guard, ...] = 
 			state.fired.append(verdict.guard)
 			return verdict
 	return None
-
-
-# --- untrusted text ------------------------------------------------------------------
-
-# Phrases that address a model rather than a reader: record fields, documents and passages are
-# written by people outside this conversation and must never steer a write.
-_INSTRUCTION = re.compile(
-	r"(ignore|disregard|forget|override)\s+(all\s+|any\s+|the\s+)?(previous|prior|above|earlier|your|system)"
-	r"\s+(instructions?|prompts?|rules?|messages?)"
-	r"|\byou\s+are\s+now\b|\bnew\s+instructions?\s*:|\b(system|assistant|developer)\s*(prompt)?\s*:"
-	r"|<\|?(im_start|system|tool_call|python_tag)\|?>|\[TOOL_CALLS\]"
-	r"|\b(do\s+not|don't|never)\s+(tell|inform|ask|show)\s+the\s+(user|person|customer)"
-	r"|\b(as\s+an?\s+)?(ai|assistant|agent|model)\s*,?\s+(you\s+)?(must|should|will)\s+"
-	r"(now\s+)?(create|submit|cancel|delete|pay|transfer|approve|update)",
-	re.IGNORECASE,
-)
-
-
-# Where a passage can start: every alternative of _INSTRUCTION begins with one of these (each is
-# the start of what its alternative needs). Most record data holds none of them, and this scan is
-# several times faster than the full pattern.
-_START = (
-	r"(?:ignore|disregard|forget|override)\s|<\|?(?:im_start|system|tool_call|python_tag)|\[tool_calls\]"
-	r"|\b(?:you\s+are|new\s+instruction|system|assistant|developer|do\s+not|don't|never\s|as\s+an?\s"
-	r"|(?:ai|agent|model)\b)"
-)
-_START_LOWER = re.compile(_START)  # on ASCII text lowered first (faster than IGNORECASE)
-_START_ANY = re.compile(_START, re.IGNORECASE)
-
-
-def instruction_in(text: str) -> str | None:
-	"""An excerpt of the first instruction-like passage in untrusted text, or None."""
-	text = text or ""
-	# The first place a passage could start; the full pattern is searched from there only. For
-	# ASCII, lowering the text is the same as IGNORECASE (not so for all of Unicode: "ſ" is "s").
-	start = _START_LOWER.search(text.lower()) if text.isascii() else _START_ANY.search(text)
-	if start is None:
-		return None
-	match = _INSTRUCTION.search(text, start.start())
-	if match is None:
-		return None
-	start = max(0, match.start() - 40)
-	return " ".join(text[start : match.end() + 80].split())
-
-
-def note_untrusted(state: GuardState, source: str, text: str) -> None:
-	"""Remember instruction-like content in text that came from data, with where it came from."""
-	excerpt = instruction_in(text)
-	if excerpt:
-		state.instructions_seen.append({"source": source, "excerpt": excerpt})
-
-
-def write_after_untrusted_instructions(state: GuardState) -> dict | None:
-	"""Flags a write proposed after reading data that talks like an instruction.
-
-	The write is not blocked (the person may really want it), but the proposal tells them
-	that the turn read such text, and where, so an injected request cannot pass as theirs.
-	"""
-	if not state.instructions_seen:
-		return None
-	state.fired.append("write_after_untrusted_instructions")
-	sources = ", ".join(dict.fromkeys(item["source"] for item in state.instructions_seen))
-	return {
-		"message": "Before this was proposed, the agent read text that contains instructions "
-		f"(in {sources}). Make sure this change is what you asked for; if not, cancel it.",
-		"sources": state.instructions_seen[:3],
-	}

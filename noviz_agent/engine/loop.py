@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from noviz_agent.engine import gateway, guards
+from noviz_agent.engine import gateway, guards, provenance
 from noviz_agent.engine.errors import (
 	ProviderError,
 	StepLimitExceeded,
@@ -90,13 +90,9 @@ def _run_call(session: Session, call: ToolCall, state: guards.GuardState) -> Too
 		return ToolResult(call.name, args, "error", error=verdict.message, meta={"guard": verdict.guard})
 	state.record(call.name, args)
 	result = gateway.call_tool(session, call.name, args)
-	if result.status == "ok":
-		guards.note_untrusted(state, f"the result of {call.name}", result.for_model())
-	elif result.status == "proposal" and result.proposal is not None:
-		warning = guards.write_after_untrusted_instructions(state)
-		if warning:
-			result.proposal["warning"] = warning
-			result.meta["guard"] = "write_after_untrusted_instructions"
+	# The gateway warned a proposal made after untrusted text (engine/provenance.py): the log says so.
+	if result.meta.get("guard") == provenance.GUARD and provenance.GUARD not in state.fired:
+		state.fired.append(provenance.GUARD)
 	return result
 
 
@@ -118,14 +114,14 @@ def run(
 ) -> LoopResult:
 	"""Run the loop until the model answers, a proposal awaits the person, or a limit is hit.
 
-	`untrusted` is (source, text) read before the loop (knowledge passages, say), watched by the
-	same guard as tool results.
+	`untrusted` is (source, text) read before the loop (knowledge passages, say): text of others in
+	the context from the start, like the results of tools (engine/provenance.py).
 	"""
 	limits = session.limits
 	outcome = LoopResult(messages=messages)
 	state = guards.GuardState()
 	for source, text in untrusted:
-		guards.note_untrusted(state, source, text)
+		provenance.note(session.untrusted, source, [text])
 	deadline = clock() + limits.max_seconds
 	try:
 		for step in range(1, limits.max_steps + 1):

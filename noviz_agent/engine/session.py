@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from noviz_agent.engine.secrets import Scrubber
 from noviz_agent.engine.tools import Registry
 
 
@@ -106,6 +107,12 @@ class Session:
 	cancelled: Callable[[], bool] | None = None
 	# The ERPNext release the site runs (15, 16); passages written for another one say so. None: unknown.
 	erpnext_version: int | None = None
+	# Removes every secret of this site and person from a text before the model, a log row or the
+	# browser sees it (engine/secrets.py); the frappe edge gives it the configured keys.
+	scrub: Callable[[Any], Any] = field(default_factory=Scrubber)
+	# Where untrusted text (records, documents, passages, other systems, earlier turns) entered
+	# this turn's context: every write proposed after it carries a warning naming these sources.
+	untrusted: list[dict] = field(default_factory=list)
 
 	@property
 	def user(self) -> str:

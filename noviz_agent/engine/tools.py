@@ -66,6 +66,9 @@ class Tool:
 	# The site permission an entity tool needs on its entity ("read", "create", "write", "submit",
 	# "cancel"); None: "write" for a tool that writes, else "read". Set where entity tools are built.
 	permission: str | None = None
+	# The result is the agent's own text or the administrator's configuration (tool lists, schemas,
+	# the analysis catalogue), never what people wrote into records: it brings no untrusted text.
+	trusted_output: bool = False
 
 	def __post_init__(self):
 		if not NAME_PATTERN.match(self.name):
@@ -244,6 +247,7 @@ def function_tool(
 	prompt_rules: str | None = None,
 	preview: Callable[[dict, Any], dict] | None = None,
 	tags: tuple[str, ...] = (),
+	trusted_output: bool = False,
 ) -> Callable[[Callable], Tool]:
 	"""Make a Tool from `fn(session, **params)`: the schema comes from the signature and docstring."""
 
@@ -281,6 +285,7 @@ def function_tool(
 			prompt_rules=prompt_rules,
 			preview=preview,
 			tags=tags,
+			trusted_output=trusted_output,
 		)
 
 	return build

@@ -11,10 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
 
-from noviz_agent.engine import gateway, history, loop, responses
+from noviz_agent.engine import gateway, history, loop, provenance, responses
 from noviz_agent.engine.errors import ProviderError
 from noviz_agent.engine.prompt import assemble
 from noviz_agent.engine.provider import Provider
+from noviz_agent.engine.secrets import scrub_data
 from noviz_agent.engine.selection import ModulePicker, select
 from noviz_agent.engine.session import Session
 
@@ -92,13 +93,20 @@ def run_turn(
 	started = time.perf_counter()
 	message = (message or "").strip()
 	log = _base_log(session, message)
+	window = history.window(history_turns, session.limits.history_turns)
+	# What earlier turns shown to the model read is in their answers: untrusted here too.
+	provenance.seed(session.untrusted, provenance.earlier_turns(window.turns))
+	seeded = len(session.untrusted)
 
 	def finish(response: dict, sent: frozenset[str] = rules_sent) -> TurnOutcome:
 		log["response_type"] = response["type"]
 		log["latency_ms"] = round((time.perf_counter() - started) * 1000, 1)
-		entry = {"question": message, "answer": history.answer_text(response), "response": response}
+		clean = _scrubbed(session, response, log)
+		entry = {"question": message, "answer": history.answer_text(clean), "response": clean}
 		entry["tool_calls"] = log["tools_called"]
-		return TurnOutcome(response=response, log=log, history_entry=entry, rules_sent=sent)
+		# The sources this turn read, for the turns after it (engine/provenance.py).
+		entry["untrusted"] = [item["source"] for item in session.untrusted[seeded:]]
+		return TurnOutcome(response=clean, log=log, history_entry=entry, rules_sent=sent)
 
 	if not message:
 		log["error"] = "empty message"
@@ -129,7 +137,7 @@ def run_turn(
 		session, selection, policy_text=policy_text, rules_sent=rules_sent, today=today or date.today()
 	)
 	messages: list[dict] = [{"role": "system", "content": prompt.system}]
-	messages.extend(history.window(history_turns, session.limits.history_turns).to_messages())
+	messages.extend(window.to_messages())
 	passages = retriever(message, session) if retriever is not None else []
 	messages.append({"role": "user", "content": with_passages(message, passages)})
 
@@ -164,6 +172,13 @@ def run_turn(
 		return finish(response, sent)
 	entities = session.registry.vocabulary.entities
 	return finish(responses.build(result.text, result.results, question=message, entities=entities), sent)
+
+
+def _scrubbed(session: Session, response: dict, log: dict) -> dict:
+	"""The response with every secret scrubbed; the log scrubbed in place (engine/secrets.py)."""
+	for key in ("error", "tools_called"):
+		log[key] = scrub_data(session.scrub, log.get(key))
+	return scrub_data(session.scrub, response)
 
 
 def confirm_proposal(session: Session, token: str) -> TurnOutcome:
@@ -206,6 +221,7 @@ def _settle(session: Session, token: str, *, confirm: bool) -> TurnOutcome:
 			)
 	log["response_type"] = response["type"]
 	log["latency_ms"] = round((time.perf_counter() - started) * 1000, 1)
+	response = _scrubbed(session, response, log)
 	entry = {"question": log["request"], "answer": history.answer_text(response), "response": response}
 	entry["tool_calls"] = log["tools_called"]
 	return TurnOutcome(response=response, log=log, history_entry=entry, results=[result])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import calendar
 import datetime as dt
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -171,3 +172,35 @@ class MemoryUsage:
 	def used(self, key: str, month: str) -> Spend:
 		with self._lock:
 			return self._used.get((key, month), Spend())
+
+
+@dataclass
+class CallBudget:
+	"""The person's caps for model calls made outside a turn's own reservation (reading a scan with
+	the vision model, a procedure going on after a confirm): each call reserves its own worst case
+	and is settled to what it spent, exactly like a turn.
+
+	`price(prompt, completion)` is what tokens cost at the site's rates; `dearest` the price of a
+	token at the dearer rate, for the worst case; `on_settled(held, actual, crossed)` records it.
+	"""
+
+	store: UsageStore
+	caps: list[Cap]
+	today: dt.date
+	dearest: float = 0.0
+	price: Callable[[int, int], float] = lambda prompt, completion: 0.0
+	on_settled: Callable[[Reservation, Spend, list[Cap]], None] | None = None
+
+	def reserve(self, tokens: int) -> Reservation:
+		"""Hold `tokens` at the dearer rate on every cap, or raise BudgetExceeded before the call."""
+		worst = Spend(int(tokens), round(int(tokens) * self.dearest / 1_000_000, 6))
+		return reserve(self.store, self.caps, worst, self.today)
+
+	def settle(self, held: Reservation, prompt_tokens: int, completion_tokens: int) -> None:
+		actual = Spend(
+			int(prompt_tokens) + int(completion_tokens),
+			round(self.price(prompt_tokens, completion_tokens), 6),
+		)
+		crossed = settle(self.store, held, actual)
+		if self.on_settled is not None:
+			self.on_settled(held, actual, crossed)

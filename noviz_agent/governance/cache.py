@@ -4,6 +4,12 @@ Scoped to one person and never shared: two people may see different records. Onl
 conversation's first question is served (later ones depend on what was said before), never a
 question about a moving point in time ("today", "this month", "latest"), and never an answer
 that proposed a write or failed. Entries expire quickly; each hit is recorded in the log.
+
+A similar question is the same question only when it names the same things: a hit needs the
+same identifiers, codes, amounts and dates (`signature`), however close the wording scores -
+"employee HR-EMP-00017" and "HR-EMP-00071" embed alike but are different people. And every key
+carries the permission generation (`context`), so an answer kept before a permission changed is
+never served after it.
 """
 
 from __future__ import annotations
@@ -49,6 +55,55 @@ def time_relative(question: str) -> bool:
 	return bool(TIME_RELATIVE.search(question))
 
 
+_MONTHS = (
+	"january february march april may june july august september october november december "
+	"jan feb mar apr jun jul aug sep sept oct nov dec"
+).split()
+_TOKEN = re.compile(r"\S+")
+_QUOTED = re.compile(
+	r"[\"\u201c\u201d\u00ab\u00bb']([^\"\u201c\u201d\u00ab\u00bb']{2,})[\"\u201c\u201d\u00ab\u00bb']"
+)
+_EDGE = ".,;:!?()[]{}<>\"'\u201c\u201d\u2018\u2019\u00ab\u00bb"
+_AMOUNT = re.compile(r"^[+-]?\d{1,3}(?:[,\u00a0 ]\d{3})+(?:\.\d+)?$|^[+-]?\d+(?:\.\d+)?$")
+
+
+def _identifier(token: str, first: bool) -> str | None:
+	"""The token as part of the question's signature, or None for an ordinary word."""
+	word = token.strip(_EDGE)
+	if word.lower().endswith(("'s", "\u2019s")):
+		word = word[:-2]
+	if not word:
+		return None
+	if any(c.isdigit() for c in word):
+		if _AMOUNT.match(word):
+			# 10,000 and 10000.00 are the same amount; 10000 and 100000 are not.
+			number = float(re.sub(r"[,\u00a0 ]", "", word))
+			return f"{number:g}" if abs(number) < 1e15 else word
+		return word.lower()
+	lower = word.lower()
+	if lower in _MONTHS:
+		return lower
+	capitals = sum(c.isupper() for c in word)
+	if capitals >= 2 or (capitals and any(c in "-_/." for c in word)):
+		return lower  # a code: SO-DRAFT, ACME, HR-EMP
+	if word[0].isupper() and not first:
+		return lower  # a name: Acme, Globex
+	return None
+
+
+def signature(question: str) -> tuple[str, ...]:
+	"""What the question names: identifiers, codes, amounts, dates, months, names and quoted text."""
+	found = {match.group(1).strip().lower() for match in _QUOTED.finditer(question)}
+	sentence_start = True
+	for match in _TOKEN.finditer(question):
+		token = match.group(0)
+		ident = _identifier(token, sentence_start)
+		if ident:
+			found.add(ident)
+		sentence_start = token.endswith((".", "?", "!", ":"))
+	return tuple(sorted(found))
+
+
 @dataclass(frozen=True)
 class Hit:
 	response: dict
@@ -65,25 +120,35 @@ class ResponseCache:
 		ttl: float = DEFAULT_TTL_SECONDS,
 		threshold: float = DEFAULT_THRESHOLD,
 		embed: Embed | None = None,
+		context: str = "",
 	):
 		self.store, self.ttl, self.threshold, self.embed = store, ttl, threshold, embed
+		# Part of every key: on a site, the permission generation (a change makes every entry unreachable).
+		self.context = context
 
 	def usable(self, question: str, first_in_conversation: bool) -> bool:
 		return first_in_conversation and bool(normalise(question)) and not time_relative(question)
 
 	def lookup(
-		self, user: str, question: str, *, first_in_conversation: bool, context: str = ""
+		self, user: str, question: str, *, first_in_conversation: bool, context: str | None = None
 	) -> Hit | None:
 		"""This person's cached answer to the same (or a very similar) question, else None."""
 		if not self.usable(question, first_in_conversation):
 			return None
+		context = self.context if context is None else context
 		text = normalise(question)
 		exact = self.store.get(self._key(user, context, text))
 		if isinstance(exact, dict):
 			return Hit(exact["response"], "exact", 1.0, exact["question"])
 		if self.embed is None:
 			return None
-		recent = self.store.get(self._recent_key(user, context)) or []
+		# Only a question that names exactly the same things may be served its answer.
+		names = list(signature(question))
+		recent = [
+			item
+			for item in self.store.get(self._recent_key(user, context)) or []
+			if item.get("names") == names
+		]
 		if not recent:
 			return None
 		vector = _unit(self.embed([text])[0])
@@ -109,18 +174,25 @@ class ResponseCache:
 		*,
 		first_in_conversation: bool,
 		wrote: bool,
-		context: str = "",
+		context: str | None = None,
 	) -> bool:
 		"""Keep this answer for the person if it may be reused; whether it was kept."""
 		if wrote or not self.usable(question, first_in_conversation):
 			return False
 		if response.get("type") not in CACHEABLE_TYPES or response.get("proposal") or response.get("error"):
 			return False
+		context = self.context if context is None else context
 		text = normalise(question)
 		self.store.put(self._key(user, context, text), {"question": question, "response": response}, self.ttl)
 		if self.embed is not None:
 			recent = [i for i in (self.store.get(self._recent_key(user, context)) or []) if i["text"] != text]
-			recent.append({"text": text, "vector": _pack(_unit(self.embed([text])[0]))})
+			recent.append(
+				{
+					"text": text,
+					"names": list(signature(question)),
+					"vector": _pack(_unit(self.embed([text])[0])),
+				}
+			)
 			self.store.put(self._recent_key(user, context), recent[-RECENT_KEPT:], self.ttl)
 		return True
 

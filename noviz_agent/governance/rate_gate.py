@@ -26,6 +26,10 @@ class RateLimited(ProviderError):
 	"""The site's share of the provider's rate is used up for now; the message says when to retry."""
 
 
+class OverBudget(ProviderError):
+	"""A model call outside a turn that would cross one of the person's monthly budgets; not sent."""
+
+
 class RateGate:
 	"""`acquire(tokens)` before a model call: returns when the tokens fit this minute, else raises."""
 
@@ -84,6 +88,31 @@ class MemoryCounters:
 			return self._values[key]
 
 
+# What an image costs a vision model, about: providers bill a picture by its tiles, not by the
+# length of its base64 text (which would count a one-page scan as hundreds of thousands of tokens).
+IMAGE_TOKENS = 1_500
+
+
+def estimate_tokens(messages: list[dict], tools: list[dict]) -> int:
+	"""The tokens a request will use, about four characters a token (the same for every worker)."""
+	images = 0
+	if any(isinstance(m.get("content"), list) for m in messages):
+		shown = []
+		for message in messages:
+			content = message.get("content")
+			if isinstance(content, list):
+				kept = [
+					part
+					for part in content
+					if not (isinstance(part, dict) and part.get("type") == "image_url")
+				]
+				images += len(content) - len(kept)
+				message = {**message, "content": kept}
+			shown.append(message)
+		messages = shown
+	return (len(json.dumps(messages, default=str)) + _tools_size(tools)) // 4 + images * IMAGE_TOKENS
+
+
 class GatedProvider:
 	"""A provider whose every call first passes the site's rate gate with its estimated tokens."""
 
@@ -92,13 +121,44 @@ class GatedProvider:
 
 	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
 		if self.gate.limit > 0:  # no gate, nothing to estimate
-			# About four characters a token: the same estimate for every worker, so the count holds.
-			size = len(json.dumps(messages, default=str)) + _tools_size(tools)
-			self.gate.acquire(size // 4 + self.completion_allowance)
+			self.gate.acquire(estimate_tokens(messages, tools) + self.completion_allowance)
 		return self.provider.complete(messages, tools, timeout=timeout)
 
 	def __getattr__(self, name):
 		return getattr(self.provider, name)
+
+
+class MeteredProvider(GatedProvider):
+	"""A provider for calls outside a turn's reservation (vision reading, a procedure's next step
+	after a confirm): each call passes the rate gate and is held against the person's monthly
+	budgets first (`budget`, a governance.budgets.CallBudget), then settled to what it spent.
+
+	A call that would cross a cap raises BudgetExceeded before anything is sent; a call that
+	failed is settled at nothing spent (the provider returned no usage to bill).
+	"""
+
+	def __init__(self, provider, gate: RateGate, budget, *, completion_allowance: int = 1_000):
+		super().__init__(provider, gate, completion_allowance=completion_allowance)
+		self.budget = budget
+
+	def complete(self, messages: list[dict], tools: list[dict], *, timeout: float | None = None):
+		from noviz_agent.governance.budgets import BudgetExceeded
+
+		worst = estimate_tokens(messages, tools) + self.completion_allowance
+		try:
+			held = self.budget.reserve(worst) if self.budget is not None else None
+		except BudgetExceeded as exc:
+			raise OverBudget(str(exc)) from None
+		reply = None
+		try:
+			reply = super().complete(messages, tools, timeout=timeout)
+			return reply
+		finally:
+			if held is not None:
+				usage = getattr(reply, "usage", None)
+				self.budget.settle(
+					held, getattr(usage, "prompt_tokens", 0), getattr(usage, "completion_tokens", 0)
+				)
 
 
 _SIZES: dict[str, int] = {}  # a tool schema's JSON length by its name: schemas are fixed per process

@@ -9,6 +9,7 @@ cosine of unit vectors is blended in. The match keeps its score, the method and 
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -55,6 +56,32 @@ def default_embedder():
 		return builtin_embedder()
 	except Exception:  # a missing model file must not stop procedures: lexical still matches
 		return None
+
+
+def settings_embedder(values: dict, *, builtin=default_embedder) -> tuple[object | None, str]:
+	"""The embedder procedures use with these Agent Settings values, and what it depends on.
+
+	The built-in local embedder when installed (the same everywhere); else the embedding model of
+	the settings, reached with the key the rules lend it - the main provider's key only for the
+	main provider's own URL, never for another host (`validation.embedding_endpoint`); else None
+	(lexical matching only). The second value names the choice without any key, so a matcher
+	built for one site's settings is never used for another's.
+	"""
+	made = builtin()
+	if made is not None:
+		return made, "builtin"
+	model = (values.get("embedding_model") or "").strip()
+	if not model:
+		return None, "lexical"
+	from knowledge.embedding import OpenAIEmbedder
+	from noviz_agent.validation import embedding_endpoint
+
+	url, key = embedding_endpoint(values)
+	fingerprint = "|".join((model, url or "", hashlib.sha256((key or "").encode()).hexdigest()[:12]))
+	try:
+		return OpenAIEmbedder(model, base_url=url, api_key=key), fingerprint
+	except Exception:  # a misconfigured provider leaves lexical matching, never an error
+		return None, "lexical"
 
 
 def _stems(text: str) -> list[str]:

@@ -63,6 +63,9 @@ class RunState:
 	memory: list[Entry] = field(default_factory=list)
 	pending_token: str | None = None
 	matches: dict[str, dict] = field(default_factory=dict)
+	# Where untrusted text entered the run (its steps' results, across turns): each write it proposes
+	# later says so (engine/provenance.py).
+	untrusted: list[dict] = field(default_factory=list)
 
 	@property
 	def open(self) -> bool:

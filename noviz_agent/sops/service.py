@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from noviz_agent.engine import loop, responses
+from noviz_agent.engine import loop, provenance, responses
 from noviz_agent.engine.gateway import ToolResult
 from noviz_agent.engine.llm import Usage
 from noviz_agent.sops import memory as mem
@@ -85,7 +85,10 @@ class ProcedureDesk:
 		except ProcedureError:
 			return None  # an invalid procedure never runs; its form shows why
 
-	def _runner(self, session, provider, compiled: Compiled) -> Runner:
+	def _runner(self, session, provider, compiled: Compiled, state: RunState | None = None) -> Runner:
+		if state is not None:
+			# What the run read in earlier turns is still in its memory: untrusted in this turn too.
+			provenance.seed(session.untrusted, state.untrusted)
 		controller = self._controller(provider)
 		return Runner(
 			compiled.procedure,
@@ -113,7 +116,7 @@ class ProcedureDesk:
 				state.status = mem.ENDED  # the procedure was removed or broken since the run began
 				self.state = state
 				return None
-			runner = self._runner(session, provider, compiled)
+			runner = self._runner(session, provider, compiled, state)
 			return self._handled(session, runner.resume(state, message), message, started, runner.controller)
 		spec = self._pick(session, provider, message)
 		compiled = self._compiled(session, spec) if spec else None
@@ -146,13 +149,14 @@ class ProcedureDesk:
 		compiled = self._compiled(session, spec) if spec else None
 		if compiled is None:
 			return None
-		runner = self._runner(session, provider, compiled)
+		runner = self._runner(session, provider, compiled, state)
 		return self._handled(
 			session, runner.settled(state, confirmed, result), "", started, runner.controller
 		)
 
 	def _handled(self, session, out: Output, message: str, started: float, controller=None) -> Handled:
 		self.state = out.state
+		provenance.seed(out.state.untrusted, session.untrusted)
 		response = responses.build(
 			out.text, out.results, question=message, entities=session.registry.vocabulary.entities
 		)

@@ -25,6 +25,7 @@ from noviz_agent.connectors.translate import (
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError, ValidationFailed
 
 ALL_PERMISSIONS = frozenset({"read", "create", "write", "submit", "cancel"})
+FIRST_VERSION = "2000-01-01 00:00:00.000000"
 
 
 class MemoryConnector:
@@ -47,6 +48,10 @@ class MemoryConnector:
 		self.roles = frozenset(roles)
 		self.model = model or load_model()
 		self.data: dict[str, list[dict]] = {k: [copy.deepcopy(r) for r in v] for k, v in (data or {}).items()}
+		for rows in self.data.values():
+			for row in rows:
+				# Every record on a site has a version, whether its entity map lists the field or not.
+				row.setdefault("modified", FIRST_VERSION)
 		self.perms = {k: set(v) for k, v in (permissions or {}).items()}
 		self.reports = reports or {}
 		self.workflows = workflows or {}
@@ -123,6 +128,12 @@ class MemoryConnector:
 		self.calls.append(("get", entity))
 		ent = self._entity(entity)
 		return self._canonical(ent, self._find(ent, name))
+
+	def version(self, entity: str, name: str) -> str:
+		"""The record's `modified` as the person may read it, exactly where the site would refuse."""
+		self.calls.append(("version", entity))
+		ent = self._entity(entity)
+		return str(self._find(ent, name)["modified"])
 
 	def _canonical(self, ent: Entity, row: dict) -> dict:
 		as_doc = {f.field: row.get(n) for n, f in ent.fields.items()}

@@ -89,7 +89,7 @@ PRELOAD = textwrap.dedent(
 		frappe.connect()
 		child = {"modules": all(m in sys.modules for m in frappe_warm.MODULES),
 			"same_registry": frappe_session.registry() is registry and registry is not None,
-			"tools": len(registry), "matcher": frappe_sops._matcher is not None}
+			"tools": len(registry), "matcher": bool(frappe_sops._matchers)}
 		frappe.destroy()
 		os.write(write, json.dumps(child).encode())
 		os._exit(0)

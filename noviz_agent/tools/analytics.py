@@ -611,9 +611,9 @@ RULES = (
 def tools() -> list[Tool]:
 	from noviz_agent.engine.tools import function_tool
 
-	catalog = function_tool("analytics.catalog", "analytics", tags=("spine",), prompt_rules=RULES)(
-		catalog_tool
-	)
+	catalog = function_tool(
+		"analytics.catalog", "analytics", tags=("spine",), prompt_rules=RULES, trusted_output=True
+	)(catalog_tool)
 	catalog.parameters["properties"]["category"]["enum"] = list(analytics_catalog.CATEGORIES)
 	catalog.parameters["properties"]["limit"].update(minimum=1, maximum=20)
 	build = function_tool("analytics.build", "analytics")(build_tool)

@@ -132,7 +132,7 @@ def search_tools_names(session, query: str, module: str | None = None, limit: in
 	return [t.name for t in search_tools(session, query, module, limit)]
 
 
-@function_tool("tools.search", "discovery")
+@function_tool("tools.search", "discovery", trusted_output=True)
 def search(session, query: str, module: str | None = None, limit: int = 8) -> dict:
 	"""Find tools you may use that were not offered yet, by a few words about the task.
 

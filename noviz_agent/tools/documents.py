@@ -221,6 +221,14 @@ def preview(args: dict, session) -> dict:
 	}
 	if warnings:
 		out["warning"] = {"message": " ".join(warnings)}
+	# Everything in the draft was read from a document someone outside the conversation wrote: the
+	# gateway warns about it like any untrusted text (engine/provenance.py).
+	texts = [str(v) for v in doc.values() if isinstance(v, str)] + [
+		str(r.get("description") or "") for r in lines
+	]
+	out["_read"] = [
+		{"source": f"the uploaded document {kept['filename']}", "texts": texts or [kept["filename"]]}
+	]
 	return out
 
 

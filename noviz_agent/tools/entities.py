@@ -320,7 +320,6 @@ def _preview_update(ent: Entity) -> Callable:
 			"fields": fields,
 			"tables": tables,
 			"missing": _missing(ent, args["values"], creating=False),
-			"version": current.get("modified"),
 		}
 
 	return preview
@@ -358,7 +357,6 @@ def _preview_state(ent: Entity, action: str) -> Callable:
 				}
 				for k in shown
 			],
-			"version": record["fields"].get("modified"),
 		}
 
 	return preview

@@ -196,7 +196,7 @@ def with_company(session, report: str, filters: dict) -> dict:
 
 
 def tools() -> list[Tool]:
-	find = function_tool("report.find", "reports", tags=("spine",))(_find)
+	find = function_tool("report.find", "reports", tags=("spine",), trusted_output=True)(_find)
 	run = function_tool("report.run", "reports")(_run)
 	# The generated schema allows any page; ask for a positive one.
 	run.parameters["properties"]["page"]["minimum"] = 1

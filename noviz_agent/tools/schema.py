@@ -63,5 +63,6 @@ def tools() -> list[Tool]:
 			},
 			handler=describe,
 			tags=("spine",),
+			trusted_output=True,
 		)
 	]

@@ -207,7 +207,6 @@ def preview(args: dict, session) -> dict:
 		"_link": doc_url(ent.doctype, name),
 		"summary": f"{action} {ent.label} {name}: {before} → {after}",
 		"fields": fields,
-		"version": (session.connector.get(ent.key, name) or {}).get("modified"),
 	}
 
 
@@ -256,6 +255,8 @@ def tools() -> list[Tool]:
 			handler=describe,
 			prompt_rules=RULES,
 			tags=("workflow", "approval", "status"),
+			# The administrator's workflow (states, roles, conditions): configuration, not records.
+			trusted_output=True,
 		),
 		Tool(
 			name="workflow.apply",

@@ -92,7 +92,11 @@ def test_each_person_is_offered_a_small_spine_of_only_the_tools_they_may_use():
 	assert {"records__list", "records__get", "analytics__aggregate", "tools__search", "tools__call"} <= set(
 		ann
 	)
-	assert ann["records__list"].inputSchema["properties"]["entity"]["enum"] == ["company", "customer", "sales_order"]
+	assert ann["records__list"].inputSchema["properties"]["entity"]["enum"] == [
+		"company",
+		"customer",
+		"sales_order",
+	]
 	assert bob["records__list"].inputSchema["properties"]["entity"]["enum"] == [
 		"company",
 		"purchase_order",

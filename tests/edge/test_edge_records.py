@@ -64,7 +64,11 @@ def test_a_turn_names_its_channel_and_client_so_mcp_calls_are_not_counted_as_des
 	assert (desk["channel"], desk["client"], desk["oauth_client"]) == ("desk", None, None)
 	mcp = {**ENGINE_LOG, "channel": "mcp", "client": "claude-ai 0.1.0", "oauth_client": "a1b2c3"}
 	values = r.log_values(mcp, request="q", person="a@x", conversation="C1", rates=r.Rates())
-	assert (values["channel"], values["client"], values["oauth_client"]) == ("mcp", "claude-ai 0.1.0", "a1b2c3")
+	assert (values["channel"], values["client"], values["oauth_client"]) == (
+		"mcp",
+		"claude-ai 0.1.0",
+		"a1b2c3",
+	)
 
 
 def test_a_turn_with_an_error_is_marked_failed():

@@ -101,6 +101,7 @@ def test_unknown_tool_is_an_error_pointing_to_tools_search(world):
 	assert "no tool named 'thing.nope'" in result.error and "tools.search" in result.error
 
 
+@pytest.mark.attack("permissions")
 def test_ungranted_tool_is_refused_even_though_registered(world):
 	result = gateway.call_tool(world["session"](), "thing.hidden", {"n": 1})
 	assert result.status == "error"
@@ -148,6 +149,7 @@ def test_write_becomes_a_proposal_and_nothing_is_written(world):
 	assert "token" not in result.for_model()
 
 
+@pytest.mark.attack("writes")
 def test_confirmed_write_runs_once_and_replay_is_refused(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
@@ -160,6 +162,7 @@ def test_confirmed_write_runs_once_and_replay_is_refused(world):
 	assert world["ledger"] == [{"values": {"customer_name": "Zed"}}]
 
 
+@pytest.mark.attack("writes")
 def test_foreign_token_is_refused_and_stays_usable_by_its_owner(world):
 	token = gateway.call_tool(
 		world["session"](), "customer.create", {"values": {"customer_name": "Zed"}}
@@ -170,6 +173,7 @@ def test_foreign_token_is_refused_and_stays_usable_by_its_owner(world):
 	assert gateway.confirm(world["session"](), token).status == "ok"
 
 
+@pytest.mark.attack("writes")
 def test_tampered_token_is_refused(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
@@ -182,6 +186,7 @@ def test_tampered_token_is_refused(world):
 	assert world["ledger"] == []
 
 
+@pytest.mark.attack("writes")
 def test_tampered_stored_arguments_are_refused(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
@@ -193,6 +198,7 @@ def test_tampered_stored_arguments_are_refused(world):
 	assert world["ledger"] == []
 
 
+@pytest.mark.attack("writes")
 def test_expired_token_is_refused(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
@@ -204,6 +210,7 @@ def test_expired_token_is_refused(world):
 	assert world["ledger"] == []
 
 
+@pytest.mark.attack("writes")
 def test_cancelled_proposal_can_never_be_confirmed(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[
@@ -214,12 +221,14 @@ def test_cancelled_proposal_can_never_be_confirmed(world):
 	assert world["ledger"] == []
 
 
+@pytest.mark.attack("writes")
 def test_writes_switched_off_refuse_before_proposing(world):
 	session = world["session"](writes_enabled=False)
 	result = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}})
 	assert result.status == "refused" and "switched off" in result.error
 
 
+@pytest.mark.attack("writes")
 def test_token_for_a_tool_no_longer_granted_is_refused(world):
 	session = world["session"]()
 	token = gateway.call_tool(session, "customer.create", {"values": {"customer_name": "Zed"}}).proposal[

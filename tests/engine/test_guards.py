@@ -5,7 +5,7 @@ from __future__ import annotations
 import hypothesis
 from hypothesis import strategies as st
 
-from noviz_agent.engine import guards
+from noviz_agent.engine import guards, provenance
 
 
 def test_repeated_identical_call_is_stopped():
@@ -116,9 +116,9 @@ _PIECES = [
 def test_the_fast_scan_finds_exactly_what_the_full_pattern_finds(pieces):
 	"""instruction_in searches from the first place a passage could start: the same first match."""
 	text = "".join(pieces)
-	match = guards._INSTRUCTION.search(text)
+	match = provenance._INSTRUCTION.search(text)
 	expected = None
 	if match is not None:
 		start = max(0, match.start() - 40)
 		expected = " ".join(text[start : match.end() + 80].split())
-	assert guards.instruction_in(text) == expected
+	assert provenance.instruction_in(text) == expected

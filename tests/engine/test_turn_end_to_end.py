@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from noviz_agent.engine import turn
 from noviz_agent.testing.model import ScriptedModel, answer, call
 from tests.support.factories import make_session
@@ -70,6 +72,7 @@ def test_a_question_two_tool_calls_and_a_table_answer():
 	assert outcome.history_entry["answer"] == "Acme Ltd (North) has 4 sales orders."
 
 
+@pytest.mark.attack("writes")
 def test_a_write_turn_proposes_then_confirms_once_and_refuses_replay():
 	connector = _connector()
 	session = make_session(connector)
@@ -94,6 +97,7 @@ def test_a_write_turn_proposes_then_confirms_once_and_refuses_replay():
 	assert [r["customer_name"] for r in connector.data["customer"]].count("Cedar GmbH") == 1
 
 
+@pytest.mark.attack("writes")
 def test_someone_else_cannot_confirm_my_proposal():
 	mine = make_session(_connector())
 	model = ScriptedModel([call("customer.create", {"values": {"customer_name": "Dune"}})])
@@ -104,6 +108,7 @@ def test_someone_else_cannot_confirm_my_proposal():
 	assert turn.confirm_proposal(mine, token).response["type"] == "cards"
 
 
+@pytest.mark.attack("permissions")
 def test_a_person_without_read_permission_is_refused_verbatim():
 	connector = _connector(perms={"customer": {"read"}})
 	session = make_session(connector, tools=None)

@@ -38,19 +38,28 @@ def write_facts(path: Path, text: str) -> Path:
 @pytest.mark.parametrize(
 	("text", "message"),
 	[
-		("- doc: stock/no-such-doc\n  says: x\n  versions: [15, 16]\n  report: {names: [A], exists: true}\n", "'doc' must name"),
+		(
+			"- doc: stock/no-such-doc\n  says: x\n  versions: [15, 16]\n  report: {names: [A], exists: true}\n",
+			"'doc' must name",
+		),
 		("- doc: stock/negative-stock\n  says: x\n  versions: [15, 16]\n", "exactly one check"),
 		(
 			"- doc: stock/negative-stock\n  says: x\n  versions: [15, 16]\n  report: {names: [A], exists: true}\n"
 			"  default: {doctype: A, field: b, value: '1'}\n",
 			"exactly one check",
 		),
-		("- doc: stock/negative-stock\n  says: x\n  versions: [15, 16]\n  default: {doctype: A, field: b}\n", "needs"),
+		(
+			"- doc: stock/negative-stock\n  says: x\n  versions: [15, 16]\n  default: {doctype: A, field: b}\n",
+			"needs",
+		),
 		(
 			"- doc: stock/negative-stock\n  says: x\n  versions: [15, 16]\n  needs: payments\n  report: {names: [A], exists: true}\n",
 			"needs",
 		),
-		("- doc: stock/negative-stock\n  says: ''\n  versions: [15, 16]\n  report: {names: [A], exists: true}\n", "'says'"),
+		(
+			"- doc: stock/negative-stock\n  says: ''\n  versions: [15, 16]\n  report: {names: [A], exists: true}\n",
+			"'says'",
+		),
 		("{}\n", "non-empty list"),
 	],
 )
@@ -61,9 +70,7 @@ def test_a_malformed_fact_is_refused_with_what_to_fix(tmp_path, text, message):
 
 def test_an_unquoted_yes_or_no_in_a_fact_is_refused(tmp_path):
 	# YAML reads a bare No as False; the check would then compare against "False" and mislead.
-	text = (
-		"- doc: core/why-submission-fails\n  says: x\n  versions: [15, 16]\n  options: {doctype: A, field: b, equals: [No, Yes]}\n"
-	)
+	text = "- doc: core/why-submission-fails\n  says: x\n  versions: [15, 16]\n  options: {doctype: A, field: b, equals: [No, Yes]}\n"
 	with pytest.raises(facts_module.FactsError, match="quote Yes, No"):
 		facts_module.load_facts(write_facts(tmp_path / "facts.yaml", text))
 
@@ -253,7 +260,11 @@ def test_a_setting_the_document_calls_newer_is_skipped_where_absent_and_checked_
 
 @pytest.mark.parametrize(
 	("versions", "message"),
-	[("", "'versions' must list"), ("  versions: []\n", "'versions' must list"), ("  versions: [fifteen]\n", "'versions' must list")],
+	[
+		("", "'versions' must list"),
+		("  versions: []\n", "'versions' must list"),
+		("  versions: [fifteen]\n", "'versions' must list"),
+	],
 )
 def test_a_fact_without_the_releases_it_holds_for_is_refused(tmp_path, versions, message):
 	text = f"- doc: stock/negative-stock\n  says: x\n{versions}  report: {{names: [A], exists: true}}\n"
@@ -284,10 +295,14 @@ def release_tree(root: Path, version: str, hrms: str | None = None) -> Path:
 	for app in ("frappe", "erpnext") + (("hrms",) if hrms else ()):
 		(root / app / app).mkdir(parents=True)
 	(root / "frappe" / "frappe" / "__init__.py").write_text('__version__ = "0.0.0"\n', encoding="utf-8")
-	(root / "erpnext" / "erpnext" / "__init__.py").write_text(f'__version__ = "{version}"\n', encoding="utf-8")
+	(root / "erpnext" / "erpnext" / "__init__.py").write_text(
+		f'__version__ = "{version}"\n', encoding="utf-8"
+	)
 	if hrms:
 		(root / "hrms" / "hrms" / "__init__.py").write_text(f'__version__ = "{hrms}"\n', encoding="utf-8")
-		doctype_json(root / "hrms" / "hrms", "hr", "Leave Type", fields=[{"fieldname": "max_days", "default": "0"}])
+		doctype_json(
+			root / "hrms" / "hrms", "hr", "Leave Type", fields=[{"fieldname": "max_days", "default": "0"}]
+		)
 	options = "Draft\nOpen\nClosed" + ("\nTo Pay" if version.startswith("16") else "")
 	doctype_json(
 		root / "erpnext" / "erpnext",
@@ -297,7 +312,8 @@ def release_tree(root: Path, version: str, hrms: str | None = None) -> Path:
 	)
 	controller = root / "erpnext" / "erpnext" / "selling" / "widget.py"
 	controller.write_text(
-		"def set_status(self):\n\tself.status = 'Open'\n" + ("\tself.check_advance()\n" if version.startswith("16") else ""),
+		"def set_status(self):\n\tself.status = 'Open'\n"
+		+ ("\tself.check_advance()\n" if version.startswith("16") else ""),
 		encoding="utf-8",
 	)
 	return root
@@ -358,7 +374,9 @@ def test_each_release_checks_its_own_facts_and_confirms_the_others_do_not_hold(t
 def test_a_fact_marked_for_one_release_that_holds_in_the_other_too_fails(tmp_path):
 	# The document would then wrongly tell a reader on 16 that the claim is 15's only.
 	v16 = release_tree(tmp_path / "v16", "16.7.3")
-	text = RELEASE_FACTS.replace("  says: both set Open\n  versions: [15, 16]", "  says: both set Open\n  versions: [15]")
+	text = RELEASE_FACTS.replace(
+		"  says: both set Open\n  versions: [15, 16]", "  says: both set Open\n  versions: [15]"
+	)
 	status, detail = run_release(tmp_path, text, v16)["both set Open"]
 	assert status == "fail" and "holds in ERPNext 16 too" in detail
 
@@ -379,11 +397,23 @@ def test_facts_of_an_app_that_is_a_development_snapshot_are_skipped_in_the_other
 def test_main_checks_every_tree_and_prints_the_facts_per_release(tmp_path, capsys, monkeypatch):
 	v15 = release_tree(tmp_path / "v15", "15.99.1")
 	v16 = release_tree(tmp_path / "v16", "16.7.3")
-	facts = write_facts(tmp_path / "facts.yaml", RELEASE_FACTS.split("- doc: selling/sales-order-statuses\n  says: a file only")[0])
-	assert facts_module.main(["--source", str(v15), "--source", str(v16), "--facts", str(facts), "--no-sources"]) == 0
+	facts = write_facts(
+		tmp_path / "facts.yaml",
+		RELEASE_FACTS.split("- doc: selling/sales-order-statuses\n  says: a file only")[0],
+	)
+	assert (
+		facts_module.main(["--source", str(v15), "--source", str(v16), "--facts", str(facts), "--no-sources"])
+		== 0
+	)
 	out = capsys.readouterr().out
-	assert "ERPNext 15.99.1: 3 facts checked (3 hold, 0 skipped), 0 failures; 2 facts of other releases confirmed not to hold" in out
-	assert "ERPNext 16.7.3: 4 facts checked (4 hold, 0 skipped), 0 failures; 1 facts of other releases confirmed not to hold" in out
+	assert (
+		"ERPNext 15.99.1: 3 facts checked (3 hold, 0 skipped), 0 failures; 2 facts of other releases confirmed not to hold"
+		in out
+	)
+	assert (
+		"ERPNext 16.7.3: 4 facts checked (4 hold, 0 skipped), 0 failures; 1 facts of other releases confirmed not to hold"
+		in out
+	)
 	monkeypatch.setenv(facts_module.SOURCES_ENV, f"{v15}{facts_module.os.pathsep}{v16}")
 	assert facts_module.main(["--facts", str(facts), "--no-sources"]) == 0
 	assert "ERPNext 16.7.3: 4 facts checked" in capsys.readouterr().out
@@ -408,7 +438,8 @@ SOURCES = facts_module.os.environ.get(facts_module.SOURCES_ENV, "")
 
 
 @pytest.mark.skipif(
-	not SOURCES, reason=f"set {facts_module.SOURCES_ENV} to the ERPNext 15 and 16 apps folders to check the shipped facts"
+	not SOURCES,
+	reason=f"set {facts_module.SOURCES_ENV} to the ERPNext 15 and 16 apps folders to check the shipped facts",
 )
 def test_the_shipped_facts_hold_in_every_release_tree_named(capsys):
 	assert facts_module.main([]) == 0, capsys.readouterr().out

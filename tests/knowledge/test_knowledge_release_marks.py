@@ -98,7 +98,16 @@ def test_marks_in_text_and_headings_name_their_releases():
 
 @pytest.mark.parametrize(
 	("reported", "major"),
-	[(16, 16), ("16", 16), ("16.7.3", 16), ("v15.99.1", 15), (None, None), ("", None), ("develop", None), (True, None)],
+	[
+		(16, 16),
+		("16", 16),
+		("16.7.3", 16),
+		("v15.99.1", 15),
+		(None, None),
+		("", None),
+		("develop", None),
+		(True, None),
+	],
 )
 def test_the_site_release_is_read_from_what_a_site_reports(reported, major):
 	assert site_major(reported) == major
@@ -126,7 +135,9 @@ def test_every_release_token_in_the_shipped_documents_is_a_mark_the_reader_finds
 		spans = [m.span() for m in MARK.finditer(body)]
 		for token in re.finditer(r"\bv1[5-9]\b", body):
 			inside = any(start <= token.start() < end for start, end in spans)
-			assert inside, f"{document.key}: unmarked release at …{body[token.start() - 40 : token.end() + 20]}…"
+			assert inside, (
+				f"{document.key}: unmarked release at …{body[token.start() - 40 : token.end() + 20]}…"
+			)
 
 
 def test_shipped_documents_that_describe_16_have_marks_and_the_hr_ones_describe_15_only():
@@ -154,7 +165,9 @@ def test_a_fact_that_holds_for_one_release_only_is_marked_in_its_document():
 		# The section the fact names, or the whole document when it names none.
 		text = document.body
 		if fact.section:
-			text = fact.section + "\n" + dict(split_sections(document.body, title=document.title))[fact.section]
+			text = (
+				fact.section + "\n" + dict(split_sections(document.body, title=document.title))[fact.section]
+			)
 		# "(v16: …)" after a claim marks the claim as 15's, so a mark of either side will do.
 		marked = marked_releases(text)
 		if not (only <= marked or (document.releases - only) <= marked):

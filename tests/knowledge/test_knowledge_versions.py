@@ -108,7 +108,10 @@ def test_every_shipped_document_names_its_version_the_releases_it_was_checked_on
 
 
 def test_the_checked_releases_are_not_part_of_the_cited_title():
-	text = VERSIONED.replace("version: ERPNext 15 / Frappe 15\n", "version: ERPNext 15 and 16\nchecked: ERPNext 15.99.1 and 16.7.3\n")
+	text = VERSIONED.replace(
+		"version: ERPNext 15 / Frappe 15\n",
+		"version: ERPNext 15 and 16\nchecked: ERPNext 15.99.1 and 16.7.3\n",
+	)
 	document = parse_document(text, origin="t", slug="s", module="selling")
 	assert document.checked == "ERPNext 15.99.1 and 16.7.3"
 	assert document.cited_title == "Sales order statuses (ERPNext 15 and 16)"
@@ -166,7 +169,10 @@ WRONG_CLAIMS = [
 	("projects/projects-and-tasks", r"Manual \(typed in\)"),
 	("accounting/invoice-statuses", r"sold to a bank"),
 	("crm/leads-and-opportunities", r"shows opportunity value by stage and owner"),
-	("manufacturing/production-planning", r"Not Started\" is among the status options, but the version 15 controller never sets it"),
+	(
+		"manufacturing/production-planning",
+		r"Not Started\" is among the status options, but the version 15 controller never sets it",
+	),
 	("assets/asset-lifecycle", r"falls below its gross purchase amount"),
 ]
 
@@ -191,14 +197,20 @@ def test_the_core_prompt_says_the_live_site_wins_over_a_document():
 REQUIRED_RULES = [
 	("projects/projects-and-tasks", r"recalculated every time the project is saved"),
 	("projects/projects-and-tasks", r"switched to the Manual method at 100%"),
-	("projects/timesheets-and-billing", r"marks every not yet invoiced line of each timesheet it references as billed"),
+	(
+		"projects/timesheets-and-billing",
+		r"marks every not yet invoiced line of each timesheet it references as billed",
+	),
 	("assets/asset-lifecycle", r"needs an \"Asset Location\""),
 	("assets/asset-lifecycle", r"\*\*\"Calculate Depreciation\" unticked\*\*"),
 	("assets/asset-lifecycle", r"first posts depreciation up to the scrap date"),
 	("assets/asset-lifecycle", r"stored as gross_purchase_amount"),
 	("manufacturing/bills-of-materials", r"submitting a new BOM makes it the item's default"),
 	("manufacturing/production-planning", r"Answering no creates the requests as drafts"),
-	("crm/leads-and-opportunities", r"becomes Converted when a submitted Sales Order has ordered its quotation in full"),
+	(
+		"crm/leads-and-opportunities",
+		r"becomes Converted when a submitted Sales Order has ordered its quotation in full",
+	),
 	("crm/leads-and-opportunities", r"before the new order is even saved"),
 	("accounting/invoice-statuses", r"whose status is Unpaid or Partly Paid"),
 	("stock/stock-ledger-and-quantities", r"Orders that are On Hold or Closed do not count"),

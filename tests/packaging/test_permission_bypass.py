@@ -26,11 +26,13 @@ ALLOWED = {
 	# Saving default settings and creating the Agent Auditor role during install-app.
 	"noviz_agent/install.py": 2,
 	# Governance is the agent's own bookkeeping: budgets bind people who cannot read them, spending
-	# and audit rows are written for the person, retention removes the agent's own old records.
-	"noviz_agent/edge/frappe_governance.py": 11,
-	# A procedure run's memory is the agent's own record of the person's conversation; the
-	# conversation names its run (set when stored, and once by the upgrade for older runs).
-	"noviz_agent/edge/frappe_sops.py": 4,
+	# and audit rows are written for the person, retention removes the agent's own old records, an
+	# Agent Auditor's report reads the logs' content once the role is checked (each read recorded).
+	"noviz_agent/edge/frappe_governance.py": 12,
+	# A procedure run's memory is the agent's own record of the person's conversation (read for
+	# them once their own conversation's run is found); the conversation names its run (set when
+	# stored, and once by the upgrade for older runs, with plain reads and per-row updates).
+	"noviz_agent/edge/frappe_sops.py": 7,
 	# An assistant's request: whose credential its Authorization header carries (the person's own
 	# bearer token or API key, which frappe just accepted), its OAuth Client and that client's name.
 	"noviz_agent/edge/frappe_mcp.py": 3,

@@ -139,3 +139,31 @@ def test_a_procedure_for_other_roles_is_never_chosen(matcher):
 	specs = [replace(s, roles=("HR Manager",)) for s in example_specs()]
 	assert choose("An employee requests leave", specs, roles={"Sales User"}, weights=matcher.idf) is None
 	assert choose("An employee requests leave", specs, roles={"HR Manager"}, weights=matcher.idf) is not None
+
+
+@pytest.mark.attack("secrets")
+def test_the_main_key_is_never_lent_to_another_hosts_embedding_model():
+	values = {
+		"base_url": "https://api.example.com/v1",
+		"api_key": "sk-main-secret",
+		"embedding_model": "text-embedding-3-small",
+		"embedding_base_url": "https://embed.other.example/v1",
+	}
+	embedder, choice = matching.settings_embedder(values, builtin=lambda: None)
+	assert embedder.base_url == "https://embed.other.example/v1"
+	assert embedder._client.api_key != "sk-main-secret"
+	assert "sk-main-secret" not in choice
+
+
+def test_two_sites_with_different_embedding_settings_get_different_matchers():
+	one = {
+		"embedding_model": "m",
+		"embedding_base_url": "http://127.0.0.1:9/v1",
+		"embedding_api_key": "a-key-001",
+	}
+	two = {**one, "embedding_api_key": "b-key-002"}
+	_, first = matching.settings_embedder(one, builtin=lambda: None)
+	_, second = matching.settings_embedder(two, builtin=lambda: None)
+	assert first != second and "a-key-001" not in first
+	builtin = object()
+	assert matching.settings_embedder(one, builtin=lambda: builtin) == (builtin, "builtin")

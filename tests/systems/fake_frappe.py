@@ -238,13 +238,18 @@ class _Handler(BaseHTTPRequestHandler):
 		return self._send(200, {"message": [{n: r.get(n) for n in names} for r in page]})
 
 
+def _same(value, expected) -> bool:
+	"""Equality as SQL compares a column with a quoted value: an integer name 2 equals '2'."""
+	return value == expected or (value is not None and str(value) == str(expected))
+
+
 def _match(value, op: str, expected) -> bool:
 	if op == "=":
-		return value == expected
+		return _same(value, expected)
 	if op == "!=":
-		return value != expected
+		return not _same(value, expected)
 	if op == "in":
-		return value in expected
+		return any(_same(value, e) for e in expected)
 	if op == "like":
 		return str(expected).strip("%").lower() in str(value or "").lower()
 	if op == "is":

@@ -16,6 +16,8 @@ from noviz_agent.testing.model import ScriptedModel, call
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("bad input")
+
 NASTY = st.one_of(
 	st.text(),
 	st.text(alphabet=st.characters(max_codepoint=0x1F)),

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import plotly.graph_objects as go
+import pytest
 
 from analytics import charts
 from noviz_agent.engine.gateway import ToolResult
 from noviz_agent.engine.responses import build, safe_chart
+
+pytestmark = pytest.mark.attack("injection")
 
 EVIL = '<a href="https://evil.example/x">Acme</a>'
 
@@ -22,6 +25,7 @@ def test_a_customer_named_like_a_link_is_shown_as_text_not_a_link():
 	assert EVIL in repr(figure)
 
 
+@pytest.mark.attack(None)  # not an attack: the ordinary path
 def test_builder_templates_survive_escaping():
 	figure = {
 		"data": [{"type": "bar", "x": ["<b>x</b>"], "y": [1], "hovertemplate": "%{x}<br>%{y}<extra></extra>"}]

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from noviz_agent.engine import gateway
 from noviz_agent.engine.session import Limits, MemoryStore, Person, Session
 from noviz_agent.engine.tools import Registry, Tool
+
+pytestmark = pytest.mark.attack("writes")
 
 USERS = ("ann@example.com", "bob@example.com")
 TTL = 60

@@ -15,6 +15,8 @@ from noviz_agent.engine.gateway import call_tool
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("permissions")
+
 
 def _invoices() -> list[dict]:
 	rows = []
@@ -150,10 +152,27 @@ def test_a_report_the_role_may_not_run_is_refused_verbatim():
 
 def test_results_kept_for_one_person_cannot_be_paged_by_another():
 	ann, sam = _session("ann"), _session("sam")
+	kept = call_tool(ann, "report.run", {"report": "Accounts Receivable"})
+	assert kept.status == "ok" and kept.data["result_id"]
+	# Sam may page reports: the refusal below is about whose result it is, not a missing tool.
+	assert sam.may_use("report.run")
+	other = call_tool(sam, "report.run", {"result_id": kept.data["result_id"], "page": 1})
+	assert other.status == "error"
+	assert "no longer available" in other.error
+	assert call_tool(ann, "report.run", {"result_id": kept.data["result_id"], "page": 1}).status == "ok"
+
+
+def test_list_results_are_paged_again_as_the_person_who_pages_them():
+	"""A list's result id names the query, not the rows: paging runs it again as whoever pages."""
+	from noviz_agent import records
+
+	ann, sam = _session("ann"), _session("sam")
 	listed = call_tool(ann, "sales_invoice.list", {})
-	assert listed.status == "ok"
-	result_id = listed.data.get("result_id")
-	if result_id is None:
-		pytest.skip("lists keep no server-side result in this build")
-	other = call_tool(sam, "report.page", {"result_id": result_id, "page": 2})
-	assert other.status != "ok"
+	assert listed.status == "ok" and listed.data.get("result_id")
+	record = ann.results.get(listed.data["result_id"])
+	assert record["user"] == "ann@example.com"
+	tool, args = records.page_call(record, listed.data["result_id"], 2)
+	assert tool == "sales_invoice.list" and sam.may_use(tool)
+	page = call_tool(sam, tool, args)
+	visible = {r["name"] for r in _desk_view("sam")}
+	assert page.status == "ok" and {r["name"] for r in page.data["rows"]} <= visible

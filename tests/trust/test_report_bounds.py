@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from noviz_agent.engine.gateway import call_tool
 from noviz_agent.tools import reports
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
+
+pytestmark = pytest.mark.attack("bad input")
 
 ROWS = 6_200
 

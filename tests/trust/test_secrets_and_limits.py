@@ -9,6 +9,7 @@ from noviz_agent.validation import embedding_endpoint, turn_seconds
 MAIN = {"base_url": "https://api.example.com/v1", "api_key": "sk-main-secret"}
 
 
+@pytest.mark.attack("secrets")
 def test_main_key_is_never_sent_to_another_embedding_host():
 	url, key = embedding_endpoint({**MAIN, "embedding_base_url": "https://embed.other.example/v1"})
 	assert url == "https://embed.other.example/v1"

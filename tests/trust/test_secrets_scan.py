@@ -13,6 +13,8 @@ from noviz_agent.testing.stub_provider import StubProvider
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("secrets")
+
 KEY = "sk-live-SECRET-7f3a9c21e4b8d6"
 
 
@@ -55,3 +57,87 @@ def test_no_turn_artefact_contains_the_provider_key(script, caplog):
 	assert KEY not in produced
 	assert KEY not in sent  # request bodies: the Authorization header is the only place it travels
 	assert all(r["headers"].get("authorization") in (None, "<redacted>") for r in stub.requests)
+
+
+SYSTEM_SECRET = "ann-secret-0001"
+
+
+def _helpdesk_turn(site, secret: str, scrub=None):
+	"""A turn whose model reads Helpdesk tickets with the person's connection (secret as configured)."""
+	from noviz_agent.connectors.composite import CompositeConnector
+	from noviz_agent.connectors.rest import RestConnector
+	from noviz_agent.connectors.systems import system_model
+	from noviz_agent.testing.model import ScriptedModel, call
+
+	helpdesk = RestConnector(
+		"Helpdesk", site.base_url, "ann-key", secret, system_model("helpdesk"), user="ann@erp.test", backoff=0
+	)
+	conn = CompositeConnector(MemoryConnector("ann@example.com", {}, {}), {"helpdesk": helpdesk})
+	session = make_session(conn, tools=["helpdesk.ticket.list"])
+	session.offered = set(session.allowed)
+	if scrub is not None:
+		session.scrub = scrub
+	model = ScriptedModel([call("helpdesk.ticket.list", {}), "Here are the tickets."])
+	outcome = run_turn(session, model, "open tickets")
+	return outcome, json.dumps(model.requests, default=str)
+
+
+@pytest.mark.parametrize("stray", ["\n", "\r\n", " \t"], ids=["newline", "crlf", "trailing-blank"])
+def test_a_system_secret_with_a_stray_character_never_reaches_the_model_the_log_or_the_browser(stray, caplog):
+	from tests.systems.fake_frappe import FakeFrappe
+	from tests.systems.test_rest_connector import TOKENS, can_read
+
+	caplog.set_level(logging.DEBUG)
+	with FakeFrappe(TOKENS, {"HD Ticket": [], "HD Customer": [], "HD Agent": []}, can_read) as site:
+		outcome, sent_to_model = _helpdesk_turn(site, SYSTEM_SECRET + stray)
+	produced = json.dumps([outcome.response, outcome.log, outcome.history_entry], default=str)
+	call = outcome.log["tools_called"][0]
+	assert call["status"] in ("error", "refused") and "Helpdesk" in call["error"]
+	for text in (produced, sent_to_model, caplog.text):
+		assert SYSTEM_SECRET not in text
+		assert "ann-key:" not in text
+
+
+@pytest.mark.attack(None)  # not an attack: the ordinary path
+def test_the_scrubber_removes_every_configured_secret_in_every_shape_it_travels_in():
+	from noviz_agent.engine.secrets import Scrubber
+
+	scrub = Scrubber(["sk-live-SECRET-7f3a9c21e4b8d6", "hd-secret-\n-tail-value"])
+	texts = [
+		"Incorrect API key provided: sk-live-SECRET-7f3a9c21e4b8d6",
+		"Invalid header value b'token hd-key:hd-secret-\\n-tail-value'",
+		'{"Authorization": "token someone:else-entirely"}',
+		"Authorization: Bearer abcdefghijklmnop",
+		"requests failed for api_key=zzzzzzzz12",
+	]
+	cleaned = [scrub(t) for t in texts]
+	joined = "\n".join(cleaned)
+	for secret in (
+		"sk-live-SECRET",
+		"hd-secret-",
+		"tail-value",
+		"someone:else",
+		"abcdefghijklmnop",
+		"zzzzzzzz12",
+	):
+		assert secret not in joined, (secret, cleaned)
+	assert scrub("Customer Acme has 3 open orders; token limit: 5000.") == (
+		"Customer Acme has 3 open orders; token limit: 5000."
+	)
+
+
+def test_an_unexpected_tool_failure_quoting_a_key_reaches_no_one_with_it():
+	from noviz_agent.engine.gateway import call_tool
+	from noviz_agent.engine.secrets import Scrubber
+	from noviz_agent.engine.tools import Registry, Tool
+
+	def leaky(args, session):
+		raise RuntimeError(f"upstream said: bad key {KEY}")
+
+	tool = Tool("probe.leak", "A tool that fails quoting a key.", "test", {"type": "object"}, leaky)
+	session = make_session(
+		MemoryConnector("ann@example.com", {}, {}), registry=Registry([tool]), tools=["probe.leak"]
+	)
+	session.scrub = Scrubber([KEY])
+	result = call_tool(session, "probe.leak", {})
+	assert result.status == "error" and "RuntimeError" in result.error and KEY not in result.error

@@ -11,6 +11,8 @@ from noviz_agent.tools import entities, workflow
 from tests.support.factories import make_session
 from tests.support.memory_connector import MemoryConnector
 
+pytestmark = pytest.mark.attack("writes")
+
 DRAFT = {
 	"name": "SO-DRAFT",
 	"customer": "Acme",
@@ -70,6 +72,7 @@ def test_update_confirmed_after_a_concurrent_change_is_refused(registry):
 	assert before["po_no"] == "PO-OTHER"  # the fresh preview shows the document as it is now
 
 
+@pytest.mark.attack(None)  # not an attack: the ordinary path
 def test_unchanged_document_is_written_and_leaves_no_extra_open_proposal(registry):
 	session = _session(registry)
 	shown = call_tool(session, "sales_order.submit", {"name": "SO-DRAFT"})
@@ -112,3 +115,80 @@ def test_a_proposal_is_confirmed_only_in_the_conversation_that_made_it(registry)
 	assert session.connector.get("sales_order", "SO-DRAFT")["docstatus"] == 0
 	session.conversation = "conv-a"
 	assert confirm(session, shown.proposal["token"]).ok
+
+
+TEXT_TYPES = ("Data", "Small Text", "Text", "Long Text", "Text Editor", "Link", "Dynamic Link")
+
+
+def _updatable_entities():
+	"""Every entity the agent may change, with a plain text field to change (the entity maps decide)."""
+	from noviz_agent.connectors.model import load_model
+
+	found = []
+	for ent in load_model():
+		if "update" not in ent.actions:
+			continue
+		field = next(
+			(
+				n
+				for n in ent.writable
+				if n in ent.fields and ent.fields[n].type in TEXT_TYPES and not ent.fields[n].choices
+			),
+			None,
+		)
+		if field is not None:
+			found.append((ent.key, field))
+	return found
+
+
+UPDATABLE = _updatable_entities()
+
+
+@pytest.mark.attack(None)  # not an attack: the ordinary path
+def test_the_updatable_entities_include_those_whose_map_lists_no_modified_field():
+	from noviz_agent.connectors.model import load_model
+
+	model = load_model()
+	keys = {key for key, _field in UPDATABLE}
+	unmapped = {k for k in keys if "modified" not in model.entity(k).fields}
+	# Contact, address, bank account and the other maps without `modified` are part of what is tried.
+	assert {"contact", "address", "bank_account", "warranty_claim"} <= unmapped
+	assert len(keys) > 40
+
+
+@pytest.mark.parametrize("entity, field", UPDATABLE, ids=[key for key, _ in UPDATABLE])
+def test_an_update_confirmed_after_someone_else_changed_the_record_never_overwrites_it(entity, field):
+	registry = Registry(entities.tools())
+	conn = MemoryConnector(
+		"sam@example.com",
+		{entity: [{"name": "REC-1", field: "as first seen", "docstatus": 0}]},
+		{entity: {"read", "write"}},
+		roles={"Sales User"},
+	)
+	session = make_session(conn, registry=registry)
+	shown = call_tool(session, f"{entity}.update", {"name": "REC-1", "values": {field: "the agent's value"}})
+	assert shown.status == "proposal", shown.error
+	assert shown.proposal["version"]
+	# Someone else edits the record in the desk after the proposal was shown.
+	conn.update(entity, "REC-1", {field: "someone else's value"})
+
+	result = confirm(session, shown.proposal["token"])
+
+	assert result.status == "proposal", "the confirm must be refused with the record as it is now"
+	assert "was changed since this proposal was shown" in result.error
+	assert conn.get(entity, "REC-1")[field] == "someone else's value"
+
+
+def test_a_proposal_for_a_record_the_person_cannot_read_is_refused_when_its_version_is_read():
+	registry = Registry(entities.tools())
+	conn = MemoryConnector(
+		"sam@example.com",
+		{"contact": [{"name": "C-1", "first_name": "Ann", "company_name": "Beta"}]},
+		{"contact": {"read", "write"}},
+		roles={"Sales User"},
+		restrictions={"company_name": {"Alpha"}},
+	)
+	session = make_session(conn, registry=registry)
+	result = call_tool(session, "contact.update", {"name": "C-1", "values": {"first_name": "Eve"}})
+	assert result.status == "refused"
+	assert ("update", "contact") not in conn.calls

@@ -16,6 +16,20 @@
 		toggle: () => with_chat((desk) => desk.toggle_drawer()),
 		close: () => window.noviz_chat && window.noviz_chat.desk && window.noviz_chat.desk.close_drawer(),
 	};
+	// Interaction logs and procedure runs keep their content at a permission level no role holds:
+	// their person, or an Agent Auditor (whose read is recorded), reads it through the audited call.
+	launcher.audit_button = (frm) => {
+		const own = frm.doc.person === frappe.session.user;
+		if (frm.is_new() || (!own && !frappe.user.has_role("Agent Auditor"))) return;
+		frm.add_custom_button(own ? __("Show content") : __("Read content (recorded)"), () =>
+			frappe
+				.call({ method: "noviz_agent.api.audit_record", type: "GET", args: { doctype: frm.doctype, name: frm.doc.name } })
+				.then((r) => {
+					const text = frappe.utils.escape_html(JSON.stringify(r.message, null, 2));
+					frappe.msgprint({ title: __("Content of {0}", [frm.doc.name]), message: `<pre>${text}</pre>`, wide: true });
+				})
+		);
+	};
 	window.noviz_agent = launcher;
 
 	function button() {

@@ -19,7 +19,13 @@
 		progress_handlers.forEach((handler) => handler(event));
 	}
 
+	let turn_number = 0;
 	const api = {
+		async new_turn() {
+			calls.push(["new_turn", {}]);
+			turn_number += 1;
+			return { turn: `turn-${turn_number}` };
+		},
 		async send(args) {
 			calls.push(["send", args]);
 			const kind = Object.keys(canned).find((k) => args.message.toLowerCase().includes(k)) || "text";

@@ -4,6 +4,7 @@ import frappe
 from frappe import _
 
 from noviz_agent import validation
+from noviz_agent.edge import frappe_governance
 
 REASONS = ("Not helpful", "Failed", "Slow")
 
@@ -65,13 +66,10 @@ def rows(filters, threshold: int) -> list[dict]:
 			"name",
 			"creation",
 			"person",
-			"request",
 			"response_type",
 			"latency_ms",
-			"error",
 			"rating",
 			"failed",
-			"feedback_comment",
 			"model",
 		],
 		order_by="creation desc",
@@ -84,7 +82,14 @@ def rows(filters, threshold: int) -> list[dict]:
 		if not found or (wanted and wanted not in found):
 			continue
 		log["reasons"] = ", ".join(found)
-		log["request"] = (log.get("request") or "")[:200]
-		log["error"] = (log.get("error") or "").splitlines()[0][:200] if log.get("error") else ""
 		out.append(log)
+	# What people asked, the errors and their comments are shown to an Agent Auditor only, each
+	# read of someone else's log recorded (Agent Audit Read); others see why a turn needs attention.
+	contents = frappe_governance.audited_contents([log["name"] for log in out], frappe.session.user)
+	for log in out:
+		content = contents.get(log["name"]) or {}
+		log["request"] = (content.get("request") or "")[:200]
+		error = content.get("error") or ""
+		log["error"] = error.splitlines()[0][:200] if error else ""
+		log["feedback_comment"] = content.get("feedback_comment") or ""
 	return out

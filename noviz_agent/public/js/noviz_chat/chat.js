@@ -9,10 +9,6 @@
 	const ns = (root.noviz_chat = root.noviz_chat || {});
 	const t = (text, args) => (root.__ ? root.__(text, args) : String(text).replace(/\{(\d+)\}/g, (_, i) => (args || [])[i]));
 
-	function new_turn_id() {
-		return Math.random().toString(36).slice(2, 10) + Date.now().toString(36);
-	}
-
 	const PENDING_KEY = "noviz_agent_pending_turn";
 	// While a turn runs the answer comes as a realtime event; the chat also asks for it now and
 	// then, in case the event is lost: every 2.5 s while realtime is down, every 15 s while it is
@@ -385,14 +381,19 @@
 			this.input.value = "";
 			this.update_counter();
 			this.add_question(message);
-			this.pending_turn = new_turn_id();
 			this.set_busy(true);
-			const turn = this.pending_turn;
-			remember_pending({ turn, conversation: this.conversation, question: message });
 			try {
-				const reply = await this.api.send({ message, conversation: this.conversation, turn });
+				// The server makes the turn id (only its owner may send with it, read it or stop it);
+				// it comes first so that the turn's progress events can be told apart from the start.
+				const turn = this.api.new_turn ? (await this.api.new_turn()).turn : null;
+				this.pending_turn = turn;
+				if (turn) remember_pending({ turn, conversation: this.conversation, question: message });
+				const args = { message, conversation: this.conversation };
+				if (turn) args.turn = turn;
+				const reply = await this.api.send(args);
 				if (reply && reply.conversation) this.conversation = reply.conversation;
-				this.finish(await this.wait_for_answer(turn, reply));
+				this.pending_turn = turn || (reply && reply.turn) || null;
+				this.finish(await this.wait_for_answer(this.pending_turn, reply));
 			} catch (error) {
 				this.add_response({ type: "error", error: { message: message_of(error), hint: t("Try again in a moment.") } });
 			} finally {

@@ -41,6 +41,7 @@
 	}
 
 	ns.desk_api = {
+		new_turn: () => call("new_turn", {}),
 		send: (args) => call("send", args),
 		confirm: (args) => call("confirm", args),
 		cancel: (args) => call("cancel", args),
