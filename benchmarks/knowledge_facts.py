@@ -46,7 +46,7 @@ PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "pri
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
 	"default": ({"doctype", "field", "value"}, {"absent_before"}),
-	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "fieldtype"}),
+	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype"}),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
 	"report": ({"names", "exists"}, set()),
@@ -387,7 +387,7 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		return _result(not problems, "; ".join(problems))
 	wrong = {
 		k: df.get(k)
-		for k in ("label", "permlevel", "allow_on_submit", "read_only", "fieldtype")
+		for k in ("label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype")
 		if k in spec and _norm(df.get(k), k) != _norm(spec[k], k)
 	}
 	return _result(not wrong, f"actual {wrong}")

@@ -182,6 +182,36 @@ def test_wrong_facts_fail_in_a_source_tree(tmp_path, tree):
 	}
 
 
+def test_a_field_called_optional_fails_when_its_doctype_requires_it(tmp_path, tree):
+	# A document that calls a mandatory field optional sends people to save records that fail.
+	doctype_json(
+		tree / "erpnext" / "erpnext",
+		"stock",
+		"Widget Price",
+		fields=[
+			{"fieldname": "uom", "label": "UOM", "fieldtype": "Link", "reqd": 1},
+			{"fieldname": "batch_no", "label": "Batch No", "fieldtype": "Link"},
+		],
+	)
+	text = "".join(
+		f"- doc: selling/pricing-and-discounts\n  says: {says}\n  versions: [15, 16]\n"
+		f"  field: {{doctype: Widget Price, field: {field}, reqd: {reqd}}}\n"
+		for says, field, reqd in [
+			("unit required", "uom", 1),
+			("unit optional", "uom", 0),
+			("batch optional", "batch_no", 0),
+			("batch required", "batch_no", 1),
+		]
+	)
+	result = dict(statuses(write_facts(tmp_path / "facts.yaml", text), tree))
+	assert result == {
+		"unit required": "pass",
+		"unit optional": "fail",
+		"batch optional": "pass",
+		"batch required": "fail",
+	}
+
+
 def test_main_exits_non_zero_when_a_fact_fails_and_two_on_a_bad_source(tmp_path, tree, capsys):
 	good = write_facts(
 		tmp_path / "good.yaml",
