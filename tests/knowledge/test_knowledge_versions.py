@@ -177,6 +177,9 @@ WRONG_CLAIMS = [
 	("stock/negative-stock", r"the missing quantity is valued at the last valuation rate in the ledger"),
 	("stock/valuation-methods", r"The method in force for an item is on the Item or, if empty, in Stock Settings;"),
 	("selling/credit-limits", r"The Credit Limit row has a \*\*\"Bypass Credit Limit Check"),
+	# The same kinds of error, found when all the documents were searched for them.
+	("core/why-submission-fails", r"only \"Allow Negative Stock for Batch\" in Stock Settings \(unticked by default\) lifts that check"),
+	("manufacturing/work-orders", r"creates one Job Card per operation"),
 ]
 
 
@@ -221,6 +224,9 @@ REQUIRED_RULES = [
 	("stock/negative-stock", r"the rate of the last lot consumed"),
 	("stock/valuation-methods", r"in Stock Settings \(v15; v16: for stock transactions, in the \"Default Stock Valuation Method\""),
 	("selling/credit-limits", r"On a Customer Group row the same box only means that the group's limit is not used"),
+	("core/why-submission-fails", r"only tolerates a negative batch balance caused by back-dated entries"),
+	("manufacturing/work-orders", r"one per batch, when the Operation has \"Create Job Card based on Batch Size\" ticked"),
+	("stock/stock-ledger-and-quantities", r"subcontracting orders and subcontracting inward orders\)"),
 ]
 
 
