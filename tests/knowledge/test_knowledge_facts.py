@@ -434,6 +434,19 @@ def test_a_source_named_for_one_release_is_looked_for_only_in_that_release(tmp_p
 	assert named == 2 and missing == ["crm/a.md: frappe/erpnext:erpnext/selling/old.py"]
 
 
+def test_a_source_marked_for_one_release_that_the_other_has_too_is_listed(tmp_path):
+	# The mark says the file exists in that release only; a file both releases have is mismarked.
+	v15 = release_tree(tmp_path / "v15", "15.99.1")
+	sources = [
+		"frappe/erpnext:erpnext/selling/widget.py (v16)",
+		"frappe/erpnext:erpnext/selling/advance.py (v16)",
+	]
+	docs = sources_doc(tmp_path / "docs", "crm", sources)
+	tree = facts_module.SourceTree(v15)
+	assert tree.sources_marked_for_other_releases_but_here(docs) == ["crm/a.md: frappe/erpnext:erpnext/selling/widget.py"]
+	assert tree.missing_sources(docs) == (0, [])
+
+
 SOURCES = facts_module.os.environ.get(facts_module.SOURCES_ENV, "")
 
 
