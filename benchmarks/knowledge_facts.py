@@ -46,7 +46,7 @@ PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "pri
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
 	"default": ({"doctype", "field", "value"}, {"absent_before"}),
-	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "fieldtype"}),
+	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype"}),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
 	"report": ({"names", "exists"}, set()),
@@ -238,6 +238,26 @@ class SourceTree:
 	def missing_sources(self, docs_dir: Path = DOCS_DIR) -> tuple[int, list[str]]:
 		"""How many front-matter sources the documents name for this release, and those not found in this tree."""
 		named, missing = 0, []
+		for doc, source, releases, here in self._named_sources(docs_dir):
+			if releases and self.release not in releases:
+				continue
+			named += 1
+			if here is False:
+				missing.append(f"{doc}: {source}")
+		return named, missing
+
+	def sources_marked_for_other_releases_but_here(self, docs_dir: Path = DOCS_DIR) -> list[str]:
+		"""Front-matter sources marked as of other releases only that this tree has too: the mark
+		says the file exists in those releases alone, so it is wrong (or the file came back)."""
+		return [
+			f"{doc}: {source}"
+			for doc, source, releases, here in self._named_sources(docs_dir)
+			if releases and self.release not in releases and here
+		]
+
+	def _named_sources(self, docs_dir: Path):
+		"""(document, source without its mark, the releases it is marked for or an empty set, whether
+		the file is in this tree: None for an app this tree lacks) for every named source file."""
 		for path in sorted(Path(docs_dir).rglob("*.md")):
 			match = _FRONT_MATTER.match(path.read_text(encoding="utf-8"))
 			meta = (yaml.safe_load(match.group(1)) or {}) if match else {}
@@ -245,16 +265,13 @@ class SourceTree:
 				if source.startswith("manual:"):
 					continue
 				marked = _SOURCE_RELEASES.search(source)
+				releases = {int(v) for v in re.findall(r"\d+", marked.group(1))} if marked else set()
 				if marked:
 					source = source[: marked.start()]
-					if self.release not in {int(v) for v in re.findall(r"\d+", marked.group(1))}:
-						continue
-				named += 1
 				repo, _, file = source.partition(":")
 				app = repo.split("/")[-1]
-				if app in self.apps and not (self.root / app / file).is_file():
-					missing.append(f"{path.relative_to(docs_dir)}: {source}")
-		return named, missing
+				here = (self.root / app / file).is_file() if app in self.apps else None
+				yield path.relative_to(docs_dir), source, releases, here
 
 
 class Site:
@@ -387,7 +404,7 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		return _result(not problems, "; ".join(problems))
 	wrong = {
 		k: df.get(k)
-		for k in ("label", "permlevel", "allow_on_submit", "read_only", "fieldtype")
+		for k in ("label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype")
 		if k in spec and _norm(df.get(k), k) != _norm(spec[k], k)
 	}
 	return _result(not wrong, f"actual {wrong}")
@@ -479,7 +496,10 @@ def main(argv: list[str] | None = None) -> int:
 				named, missing = reader.missing_sources()
 				print(f"document sources: {named} files named, {len(missing)} not found in the tree")
 				print("\n".join(f"      - {m}" for m in missing) or "", end="\n" if missing else "")
-				tree_failed += len(missing)
+				mismarked = reader.sources_marked_for_other_releases_but_here()
+				print(f"document sources marked for other releases only: {len(mismarked)} found in this tree too")
+				print("\n".join(f"      - {m}" for m in mismarked) or "", end="\n" if mismarked else "")
+				tree_failed += len(missing) + len(mismarked)
 			elif isinstance(reader, Site):
 				reader.close()
 			print()

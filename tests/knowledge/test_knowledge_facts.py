@@ -189,6 +189,36 @@ def test_wrong_facts_fail_in_a_source_tree(tmp_path, tree):
 	}
 
 
+def test_a_field_called_optional_fails_when_its_doctype_requires_it(tmp_path, tree):
+	# A document that calls a mandatory field optional sends people to save records that fail.
+	doctype_json(
+		tree / "erpnext" / "erpnext",
+		"stock",
+		"Widget Price",
+		fields=[
+			{"fieldname": "uom", "label": "UOM", "fieldtype": "Link", "reqd": 1},
+			{"fieldname": "batch_no", "label": "Batch No", "fieldtype": "Link"},
+		],
+	)
+	text = "".join(
+		f"- doc: selling/pricing-and-discounts\n  says: {says}\n  versions: [15, 16]\n"
+		f"  field: {{doctype: Widget Price, field: {field}, reqd: {reqd}}}\n"
+		for says, field, reqd in [
+			("unit required", "uom", 1),
+			("unit optional", "uom", 0),
+			("batch optional", "batch_no", 0),
+			("batch required", "batch_no", 1),
+		]
+	)
+	result = dict(statuses(write_facts(tmp_path / "facts.yaml", text), tree))
+	assert result == {
+		"unit required": "pass",
+		"unit optional": "fail",
+		"batch optional": "pass",
+		"batch required": "fail",
+	}
+
+
 def test_main_exits_non_zero_when_a_fact_fails_and_two_on_a_bad_source(tmp_path, tree, capsys):
 	good = write_facts(
 		tmp_path / "good.yaml",
@@ -432,6 +462,19 @@ def test_a_source_named_for_one_release_is_looked_for_only_in_that_release(tmp_p
 	docs = sources_doc(tmp_path / "docs", "crm", sources)
 	named, missing = facts_module.SourceTree(v15).missing_sources(docs)
 	assert named == 2 and missing == ["crm/a.md: frappe/erpnext:erpnext/selling/old.py"]
+
+
+def test_a_source_marked_for_one_release_that_the_other_has_too_is_listed(tmp_path):
+	# The mark says the file exists in that release only; a file both releases have is mismarked.
+	v15 = release_tree(tmp_path / "v15", "15.99.1")
+	sources = [
+		"frappe/erpnext:erpnext/selling/widget.py (v16)",
+		"frappe/erpnext:erpnext/selling/advance.py (v16)",
+	]
+	docs = sources_doc(tmp_path / "docs", "crm", sources)
+	tree = facts_module.SourceTree(v15)
+	assert tree.sources_marked_for_other_releases_but_here(docs) == ["crm/a.md: frappe/erpnext:erpnext/selling/widget.py"]
+	assert tree.missing_sources(docs) == (0, [])
 
 
 SOURCES = facts_module.os.environ.get(facts_module.SOURCES_ENV, "")
