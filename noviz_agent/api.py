@@ -161,9 +161,20 @@ def _record(
 		if not conversation.name:
 			conversation.insert(ignore_permissions=True, set_name=new_name)
 		else:
-			# Only the new turn and the three fields that changed are written: a save would write
-			# every earlier turn of the conversation again.
-			conversation.turns[-1].db_insert()
+			# Only the new turn and the three fields that changed are written (a save would write
+			# every earlier turn again): the turn is inserted as its own child document, with its
+			# hooks, and the conversation's fields are set.
+			turn_row = conversation.turns[-1]
+			frappe.get_doc(
+				{
+					**turn_row.as_dict(no_default_fields=True),
+					"doctype": turn_row.doctype,
+					"parent": conversation.name,
+					"parenttype": CONVERSATION,
+					"parentfield": "turns",
+					"idx": turn_row.idx,
+				}
+			).insert(ignore_permissions=True)
 			changed = {f: conversation.get(f) for f in ("turn_count", "last_activity", "rules_sent")}
 			frappe.db.set_value(CONVERSATION, conversation.name, changed)
 		if log.conversation != conversation.name:
@@ -475,7 +486,7 @@ def _settle(token: str, conversation: str | None, *, confirm: bool) -> dict:
 			if records.settle_proposal(response, token, state):
 				row.response = json.dumps(response, default=str, ensure_ascii=False)
 				# Written now: recording the turn below adds its own row and rewrites no earlier one.
-				row.db_update()
+				frappe.db.set_value(row.doctype, row.name, "response", row.response)
 				break
 	question = _("Confirm") if confirm else _("Cancel")
 	doc, log = _record(

@@ -11,7 +11,6 @@ stale allowance is ever read (old keys simply expire).
 from __future__ import annotations
 
 import hashlib
-import pickle
 
 import frappe
 
@@ -33,41 +32,21 @@ TTL_SECONDS = 6 * 60 * 60
 PRESENT_KEY = "noviz_agent:present_doctypes"
 
 
-def _local() -> dict:
-	"""This request's or job's own copies (dropped with it), outside `frappe.local.cache`, which
-	holds only what frappe itself pickles."""
-	kept = getattr(frappe.local, "noviz_agent_generation", None)
-	# Dropped with frappe's own per-request cache too (a `frappe.clear_cache()` replaces it).
-	if kept is None or kept.get("for") is not frappe.local.cache:
-		kept = frappe.local.noviz_agent_generation = {"for": frappe.local.cache}
-	return kept
-
-
 def generation() -> int:
-	"""The agent's own generation, read from Redis once per request or job (a bump in this process
-	updates the copy)."""
-	kept = _local()
-	if "generation" not in kept:
-		raw = frappe.cache.get(frappe.cache.make_key(GENERATION_KEY))
-		kept["generation"] = int(raw or 0)
-	return kept["generation"]
+	"""The agent's own generation, as Redis holds it now."""
+	return int(frappe.cache.get(frappe.cache.make_key(GENERATION_KEY)) or 0)
 
 
 def cache_token() -> str:
 	"""What every cached allowance, configuration and answer is keyed by: the agent's generation and
 	frappe's metadata version, so a permission change made anywhere - a document event here, or
 	Role Permission Manager, which fires none - makes every older entry unreachable."""
-	kept = _local()
-	if "metadata" not in kept:
-		version = frappe.cache.get_value(METADATA_VERSION, expires=True)
-		kept["metadata"] = str(version or "")[:12]
-	return f"{generation()}.{kept['metadata']}"
+	version = frappe.cache.get_value(METADATA_VERSION, expires=True)
+	return f"{generation()}.{str(version or '')[:12]}"
 
 
 def _bump() -> None:
-	kept = _local()
-	kept["generation"] = int(frappe.cache.incr(frappe.cache.make_key(GENERATION_KEY)))
-	kept.pop("metadata", None)  # read afresh too: it may have moved with the same change
+	frappe.cache.incr(frappe.cache.make_key(GENERATION_KEY))
 
 
 def invalidate(doc=None, method=None, *args, **kwargs) -> None:
@@ -84,19 +63,6 @@ def invalidate(doc=None, method=None, *args, **kwargs) -> None:
 
 def cached_key(name: str, *, user: str | None = None) -> str:
 	return f"noviz_agent:{name}:g{cache_token()}" + (f":{user}" if user else "")
-
-
-def prefetch(keys: list[str]) -> None:
-	"""Read several cached values in one round trip to Redis, so the reads of this request or job
-	that follow find them in frappe's own per-request cache (`frappe.local.cache`) instead of
-	asking Redis one at a time. A value not in Redis is left for its reader to build."""
-	local = frappe.local.cache
-	wanted = [k for k in dict.fromkeys(frappe.cache.make_key(key) for key in keys) if k not in local]
-	if not wanted:
-		return
-	for key, raw in zip(wanted, frappe.cache.mget(wanted), strict=True):
-		if raw is not None:
-			local[key] = pickle.loads(raw)
 
 
 def cached(name: str, build, *, user: str | None = None):

@@ -288,31 +288,6 @@ def registry():
 	return shared()
 
 
-def _prefetch_turn_config(person: Person, tools) -> None:
-	"""The cached configuration a turn reads (allowance, policy, budgets, procedures, companies,
-	other systems, installed DocTypes, queues) in one round trip instead of one each."""
-	from noviz_agent.connectors.dataset_reader import MAX_COMPANIES_LISTED
-	from noviz_agent.connectors.frappe_connector import companies_cached
-	from noviz_agent.edge import frappe_allowance as cache
-	from noviz_agent.edge.frappe_governance import BUDGETS_CACHED
-	from noviz_agent.edge.frappe_sops import PROCEDURES_CACHED
-	from noviz_agent.edge.frappe_systems import SYSTEMS_CACHED
-
-	user = person.user
-	cache.prefetch(
-		[
-			cache.cache_key(person, tools),
-			cache.cached_key(cache.POLICY_CACHED),
-			cache.PRESENT_KEY,
-			SERVED_QUEUES_KEY,
-			cache.cached_key(SYSTEMS_CACHED),
-			cache.cached_key(BUDGETS_CACHED),
-			cache.cached_key(PROCEDURES_CACHED, user=user),
-			cache.cached_key(companies_cached(MAX_COMPANIES_LISTED), user=user),
-		]
-	)
-
-
 def build_session(
 	values: dict,
 	*,
@@ -334,7 +309,6 @@ def build_session(
 	user = frappe.session.user
 	person = person_for(user)
 	tools = registry()
-	_prefetch_turn_config(person, tools)
 	connector = make_connector(user)
 	limits = limits_from(values)
 	if turn_seconds:

@@ -16,8 +16,9 @@ BYPASS = re.compile(
 )
 
 ALLOWED = {
-	# The interaction log and conversations are the agent's own records, written for the person.
-	"noviz_agent/api.py": 5,
+	# The interaction log and conversations are the agent's own records, written for the person
+	# (a settled proposal's state is written on the turn that showed it).
+	"noviz_agent/api.py": 6,
 	# The role policy must apply to people who cannot read it; it only removes tools. The list of
 	# installed DocTypes is site structure (the desk's boot reads it for everyone).
 	"noviz_agent/edge/frappe_allowance.py": 4,
