@@ -103,6 +103,7 @@ def log_values(log: dict, *, request: str, person: str, conversation: str | None
 		"error": error[:MAX_ERROR_CHARS] if error else None,
 		"failed": 1 if (error or response_type == "error") else 0,
 		"cache_hit": log.get("cache_hit") or None,
+		"channel": log.get("channel") or "desk",
 	}
 
 

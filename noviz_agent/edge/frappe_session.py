@@ -249,6 +249,13 @@ def intake_system(user: str, values: dict):
 	return FrappeIntake(user, values)
 
 
+def goal_store():
+	"""Standing goals made as this person (imported late: the goals edge is its own module)."""
+	from noviz_agent.edge.frappe_goals import FrappeGoalStore
+
+	return FrappeGoalStore()
+
+
 def registry():
 	"""The process's canonical registry (`noviz_agent.tools.registry`): no person's data, no turn changes it."""
 	from noviz_agent.tools import registry as shared
@@ -331,4 +338,5 @@ def build_session(
 		# rather than waiting for a job that would never start.
 		enqueue_analysis=analysis_enqueuer(user, turn) if long_queue_served() else None,
 		intake=intake_system(user, values),
+		goals=goal_store(),
 	)

@@ -31,6 +31,10 @@ ALLOWED = {
 	# A procedure run's memory is the agent's own record of the person's conversation; the
 	# conversation names its run (set when stored, and once by the upgrade for older runs).
 	"noviz_agent/edge/frappe_sops.py": 4,
+	# Standing goals: the scheduler finds every person's due goals and moves their next time; a run
+	# writes its own row, its log, the goal's memory and spending, and the person's desk notification.
+	# What a run reads of the books is read as the goal's person, through the gateway.
+	"noviz_agent/edge/frappe_goals.py": 6,
 }
 
 
