@@ -84,6 +84,17 @@ def watch_rows(doc) -> list[dict]:
 	return rows
 
 
+def schedule_values(row) -> dict:
+	"""A goal's schedule fields (a document or a list row) as Schedule takes them."""
+	return {
+		"every": row.every,
+		"hour": row.hour,
+		"weekday": row.weekday,
+		"day": row.day_of_month,
+		"cron": row.cron,
+	}
+
+
 def spec_values(doc) -> dict:
 	return {
 		"name": doc.name,
@@ -91,13 +102,7 @@ def spec_values(doc) -> dict:
 		"title": doc.title,
 		"goal": doc.goal,
 		"watches": watch_rows(doc),
-		"schedule": {
-			"every": doc.every,
-			"hour": doc.hour,
-			"weekday": doc.weekday,
-			"day": doc.day_of_month,
-			"cron": doc.cron,
-		},
+		"schedule": schedule_values(doc),
 		"company": doc.company,
 		"may_do": MAY_DO.get(doc.may_do, "report"),
 		"delivery": [value for field, value in DELIVERY.items() if doc.get(field)],
@@ -182,15 +187,7 @@ def enqueue_due(now=None) -> list[str]:
 		limit=DUE_BATCH,
 	)
 	for row in due:
-		schedule = Schedule.from_dict(
-			{
-				"every": row.every,
-				"weekday": row.weekday,
-				"day": row.day_of_month,
-				"hour": row.hour,
-				"cron": row.cron,
-			}
-		)
+		schedule = Schedule.from_dict(schedule_values(row))
 		frappe.db.set_value(GOAL, row.name, "next_run", schedule.next_after(now), update_modified=False)
 		frappe.enqueue(
 			"noviz_agent.edge.frappe_goals.run_goal",
@@ -532,15 +529,7 @@ def overview(user: str) -> dict:
 	out = []
 	for goal in goals:
 		run = last.get(goal.name)
-		schedule = Schedule.from_dict(
-			{
-				"every": goal.every,
-				"weekday": goal.weekday,
-				"day": goal.day_of_month,
-				"hour": goal.hour,
-				"cron": goal.cron,
-			}
-		)
+		schedule = Schedule.from_dict(schedule_values(goal))
 		out.append(
 			{
 				**{

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from noviz_agent.engine import loop, responses
+from noviz_agent.engine import loop, responses, turn
 from noviz_agent.engine.errors import ProviderError, TokenLimitExceeded
 from noviz_agent.engine.gateway import ToolResult
 from noviz_agent.engine.provider import Provider, Usage
@@ -205,20 +205,9 @@ def worst_case(goal: GoalSpec, rates: Rates) -> Spend:
 
 def _base_log(goal: GoalSpec) -> dict:
 	return {
-		"user": goal.owner,
-		"request": f"[goal] {goal.label}",
+		**turn.base_log(goal.owner, f"[goal] {goal.label}"),
 		"modules": ["goals"],
-		"tools_offered": [],
-		"tools_called": [],
-		"guards": [],
 		"response_type": "text",
-		"latency_ms": 0,
-		"steps": 0,
-		"prompt_tokens": 0,
-		"cached_tokens": 0,
-		"completion_tokens": 0,
-		"model": "",
-		"error": None,
 		"channel": CHANNEL,
 	}
 
