@@ -49,6 +49,8 @@ scheduler_events = {
 	"daily": ["noviz_agent.tasks.apply_retention"],
 	"cron": {"*/5 * * * *": ["noviz_agent.edge.frappe_goals.enqueue_due"]},
 }
+# A goal's runs stay (with their cost) when its person deletes the goal.
+ignore_links_on_delete = ["Agent Goal Run"]
 
 # The example procedures (Agent SOP records) ship as fixtures.
 fixtures = ["Agent SOP"]

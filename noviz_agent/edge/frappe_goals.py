@@ -241,35 +241,54 @@ class SiteBudget:
 
 def run_goal(goal: str) -> dict:
 	"""The job: one run of `goal` as its person, recorded and delivered. Called by the queue, or directly."""
-	from noviz_agent.edge import frappe_governance, frappe_session
-	from noviz_agent.governance.rate_gate import GatedProvider
+	from noviz_agent.edge import frappe_session
 
 	doc = frappe.get_doc(GOAL, goal)
 	if not doc.active:
 		return {"goal": goal, "status": "inactive"}
+	values = frappe_session.load_settings(with_secrets=True)
+	started = frappe.utils.now_datetime()
+	month = budgets.month_of(frappe.utils.getdate())
+	spent = budgets.Spend(int(doc.spent_tokens or 0), float(doc.spent_cost or 0))
+	spent = spent if doc.spent_month == month else budgets.Spend()
+	try:
+		spec = GoalSpec.from_dict(spec_values(doc))
+	except GoalError as exc:
+		# Written before, no longer keepable (a watch or a bound that changed): it stops and says what to fix.
+		spec = GoalSpec(doc.person, doc.goal or doc.name, (), name=doc.name, title=doc.title or "")
+		reason = _("The goal stopped: it can no longer run as written. {0}").format(" ".join(exc.problems))
+		outcome = runner.stopped(spec, reason, records.loads(doc.memory, {}))
+		return record(doc, spec, outcome, values, started, None, spent)
+	conversation = (
+		(doc.conversation or frappe.generate_hash(length=10)) if "conversation" in spec.delivery else None
+	)
+	try:
+		inputs = _inputs(doc, spec, values, conversation, spent)
+	except Exception as exc:  # the session could not be built: told to the person, never silent
+		frappe.log_error(title=f"Noviz agent: goal {goal} could not start")
+		outcome = runner.failed(spec, exc, records.loads(doc.memory, {}), attempts=1)
+		return record(doc, spec, outcome, values, started, None, spent)
+	outcome = runner.execute(inputs, RedisLock())
+	return record(doc, spec, outcome, values, started, conversation, spent)
+
+
+def _inputs(doc, spec: GoalSpec, values: dict, conversation: str | None, spent) -> runner.RunInputs:
+	"""The run's inputs as its person: their session (when they may still run it), provider and budgets."""
+	from noviz_agent.edge import frappe_governance, frappe_session
+	from noviz_agent.governance.rate_gate import GatedProvider
+
 	person = doc.person
 	enabled = owner_problem(person) is None
-	spec = GoalSpec.from_dict(spec_values(doc))
-	values = frappe_session.load_settings(with_secrets=True)
-	conversation = None
-	if "conversation" in spec.delivery:
-		conversation = doc.conversation or frappe.generate_hash(length=10)
 	session = None
 	if enabled:
 		frappe.set_user(person)
 		session = frappe_session.build_session(values, progress=False, conversation=conversation)
 		session.goals = None  # a run never makes goals
-	month = budgets.month_of(frappe.utils.getdate())
-	spent = (
-		budgets.Spend(int(doc.spent_tokens or 0), float(doc.spent_cost or 0))
-		if doc.spent_month == month
-		else budgets.Spend()
-	)
 
 	def provider():
 		return GatedProvider(frappe_session.make_provider(values), frappe_governance.rate_gate(values))
 
-	inputs = runner.RunInputs(
+	return runner.RunInputs(
 		spec,
 		session,
 		provider=provider,
@@ -280,11 +299,6 @@ def run_goal(goal: str) -> dict:
 		owner_enabled=enabled,
 		budget=SiteBudget(person, session.person.roles, values) if session is not None else None,
 		base_url=frappe.utils.get_url(),
-	)
-	started = frappe.utils.now_datetime()
-	outcome = runner.execute(inputs, RedisLock())
-	return record(
-		doc, spec, outcome, values, started, conversation, spent if doc.spent_month == month else None
 	)
 
 
@@ -301,7 +315,7 @@ def record(
 	log_name = _log(spec, outcome, values, conversation)
 	delivered = deliver(doc, spec, outcome) if outcome.delivers else []
 	month = budgets.month_of(frappe.utils.getdate())
-	total = (spent or budgets.Spend()) + budgets.Spend(outcome.tokens, outcome.cost)
+	total = spent + budgets.Spend(outcome.tokens, outcome.cost)
 	changes = {
 		"memory": json.dumps(outcome.memory, default=str, ensure_ascii=False),
 		"last_run": started,

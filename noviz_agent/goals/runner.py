@@ -435,7 +435,19 @@ def _unexplained(exc: ModelFailed, inputs: RunInputs) -> RunOutcome:
 
 
 def _failed(inputs: RunInputs, exc: Exception) -> RunOutcome:
-	outcome = RunOutcome("failed", memory=inputs.memory, log=_base_log(inputs.goal), attempts=2)
+	return failed(inputs.goal, exc, inputs.memory)
+
+
+def failed(goal: GoalSpec, exc: Exception, memory: dict | None = None, attempts: int = 2) -> RunOutcome:
+	"""The outcome of a run that could not be done; the owner is told, nothing is remembered."""
+	outcome = RunOutcome("failed", memory=memory or {}, log=_base_log(goal), attempts=attempts)
 	outcome.error = f"{type(exc).__name__}: {exc}"
 	outcome.log.update(response_type="error", error=outcome.error + "\n" + traceback.format_exc(limit=5))
 	return outcome
+
+
+def stopped(goal: GoalSpec, reason: str, memory: dict | None = None) -> RunOutcome:
+	"""The outcome of a goal that may not run any more, with the reason its owner reads."""
+	return _stopped(
+		RunOutcome("nothing_new", memory=memory or {}, log=_base_log(goal)), reason, time.perf_counter()
+	)

@@ -238,6 +238,18 @@ class TestGoalRuns(GoalsCase):
 		self.assertEqual(frappe.parse_json(run.findings), [])
 
 
+	def test_a_goal_that_can_no_longer_run_as_written_stops_and_says_what_to_fix(self):
+		name = self.goal()
+		memory = '{"findings": {"x": {"kind": "event"}}}'
+		frappe.db.set_value("Agent Goal", name, {"cron": "every second", "every": "cron", "memory": memory})
+		result = self.run_job(name)
+		self.assertEqual(result["status"], "stopped")
+		goal = frappe.get_doc("Agent Goal", name)
+		self.assertIn("not a cron expression", goal.stop_reason)
+		self.assertEqual(goal.memory and frappe.parse_json(goal.memory), frappe.parse_json(memory))
+		self.assertEqual(self.models, [])
+
+
 class TestGoalPermissions(GoalsCase):
 	def test_a_goal_is_its_persons_alone_and_an_administrator_may_only_pause_it(self):
 		name = self.goal()
@@ -279,3 +291,8 @@ class TestGoalPermissions(GoalsCase):
 		self.assertIn("These customers are late.", goal["last"]["response"]["text"])
 		frappe.set_user(SALES)
 		self.assertEqual(api.goals()["goals"], [])
+		# Its person may delete it; its runs and what they cost stay for the administrator.
+		frappe.set_user(OWNER)
+		frappe.delete_doc("Agent Goal", name)
+		self.assertFalse(frappe.db.exists("Agent Goal", name))
+		self.assertTrue(frappe.db.exists("Agent Goal Run", {"goal": name}))
