@@ -1,7 +1,7 @@
 """A simulated company for standing goals: months of trading, then days with planted events, as canonical rows.
 
 The generator plants what the goals should find, and knows where: a customer who stops paying, an
-item whose demand jumps, a month of sales far below the usual, and quiet weeks before any of it
+item whose demand jumps, a month of sales far below the usual (half of it), and quiet weeks before any of it
 shows. `snapshot(day)` is the books as they stand at the end of `day` (invoices posted by then,
 outstanding as paid by then, the stock ledger up to then), for the in-memory connector. Because the
 same hand plants the events and writes the watches, what the benchmark measures on it is a regression
@@ -60,7 +60,7 @@ class World:
 	jump_on_day: int = 40
 	jump_factor: float = 3.0
 	low_month: str = "2026-03"
-	low_factor: float = 0.6
+	low_factor: float = 0.5
 	history_months: int = HISTORY_MONTHS
 	invoices: list[dict] = field(default_factory=list)
 	stock_moves: list[dict] = field(default_factory=list)
