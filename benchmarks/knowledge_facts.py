@@ -46,7 +46,10 @@ PTYPES = ("read", "write", "create", "delete", "submit", "cancel", "amend", "pri
 KINDS = {
 	"options": ({"doctype", "field"}, {"equals", "include", "exclude"}),
 	"default": ({"doctype", "field", "value"}, {"absent_before"}),
-	"field": ({"doctype", "field"}, {"label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype"}),
+	"field": (
+		{"doctype", "field"},
+		{"label", "permlevel", "allow_on_submit", "read_only", "reqd", "fieldtype"},
+	),
 	"no_label": ({"doctypes", "contains"}, set()),
 	"perm": ({"doctype", "role"}, {"grants", "denies"}),
 	"report": ({"names", "exists"}, set()),
@@ -497,7 +500,9 @@ def main(argv: list[str] | None = None) -> int:
 				print(f"document sources: {named} files named, {len(missing)} not found in the tree")
 				print("\n".join(f"      - {m}" for m in missing) or "", end="\n" if missing else "")
 				mismarked = reader.sources_marked_for_other_releases_but_here()
-				print(f"document sources marked for other releases only: {len(mismarked)} found in this tree too")
+				print(
+					f"document sources marked for other releases only: {len(mismarked)} found in this tree too"
+				)
 				print("\n".join(f"      - {m}" for m in mismarked) or "", end="\n" if mismarked else "")
 				tree_failed += len(missing) + len(mismarked)
 			elif isinstance(reader, Site):

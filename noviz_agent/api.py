@@ -556,6 +556,23 @@ def new_turn() -> dict:
 	return {"turn": frappe_turns.new_turn(_person())}
 
 
+@frappe.whitelist(methods=["GET"])
+def goals() -> dict:
+	"""The person's standing goals with their last findings, and the proposals waiting in their inbox."""
+	from noviz_agent.edge import frappe_goals
+
+	return frappe_goals.overview(_person())
+
+
+@frappe.whitelist(methods=["POST"])
+def goal_active(name: str, active: int | str = 0) -> dict:
+	"""Pause a standing goal (its person or a System Manager) or switch it back on (its person only)."""
+	from noviz_agent.edge import frappe_goals
+
+	_person()
+	return frappe_goals.set_active(name, str(active).lower() in ("1", "true", "yes"))
+
+
 @frappe.whitelist(methods=["GET", "POST"])
 def turn_status(turn: str) -> dict:
 	"""A turn's state for its owner: status, progress so far, streamed text, and the answer when done.

@@ -62,7 +62,13 @@ page_renderer = ["noviz_agent.edge.frappe_mcp.OAuthMetadata"]
 boot_session = "noviz_agent.api.boot_session"
 
 # Retention: old conversations and interaction log rows go every night (Agent Settings says when).
-scheduler_events = {"daily": ["noviz_agent.tasks.apply_retention"]}
+# Standing goals: every five minutes the goals that are due are queued, each run as its person.
+scheduler_events = {
+	"daily": ["noviz_agent.tasks.apply_retention"],
+	"cron": {"*/5 * * * *": ["noviz_agent.edge.frappe_goals.enqueue_due"]},
+}
+# A goal's runs stay (with their cost) when its person deletes the goal.
+ignore_links_on_delete = ["Agent Goal Run"]
 
 # The example procedures (Agent SOP records) ship as fixtures.
 fixtures = ["Agent SOP"]

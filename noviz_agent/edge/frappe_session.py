@@ -281,6 +281,13 @@ def intake_system(user: str, values: dict):
 	return FrappeIntake(user, values)
 
 
+def goal_store():
+	"""Standing goals made as this person (imported late: the goals edge is its own module)."""
+	from noviz_agent.edge.frappe_goals import FrappeGoalStore
+
+	return FrappeGoalStore()
+
+
 def registry():
 	"""The process's canonical registry (`noviz_agent.tools.registry`): no person's data, no turn changes it."""
 	from noviz_agent.tools import registry as shared
@@ -339,4 +346,5 @@ def build_session(
 		intake=intake_system(user, values),
 		erpnext_version=RELEASE,
 		scrub=scrubber(values, user, connector),
+		goals=goal_store(),
 	)

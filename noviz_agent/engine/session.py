@@ -100,6 +100,9 @@ class Session:
 	enqueue_analysis: Callable[[str, dict, list[str]], str] | None = None
 	# Document intake's reads and writes as this person (`documents.intake`); None where unavailable.
 	intake: Any = None
+	# Standing goals made as this person (`goals.propose`): anything with `create(spec) -> {name, _link}`;
+	# None where unavailable.
+	goals: Any = None
 	progress: Callable[[dict], None] | None = None
 	# The conversation this turn belongs to: proposals made here are confirmed only here.
 	conversation: str | None = None

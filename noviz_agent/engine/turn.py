@@ -56,8 +56,13 @@ def with_passages(message: str, passages: list[dict]) -> str:
 
 
 def _base_log(session: Session, message: str) -> dict:
+	return base_log(session.user, message)
+
+
+def base_log(user: str, message: str) -> dict:
+	"""The engine's per-turn log before anything ran (what the edge writes as an interaction-log row)."""
 	return {
-		"user": session.user,
+		"user": user,
 		"request": message,
 		"modules": [],
 		"tools_offered": [],

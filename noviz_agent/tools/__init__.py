@@ -9,6 +9,7 @@ knowledge  knowledge.search
 workflow   workflow.describe, workflow.apply
 documents  documents.intake
 systems    other systems' entity tools and link tools
+goals      goals.propose (a standing goal, confirmed by the person)
 
 `registry()` is the one registry of a process (built on first use, frozen): the frappe edge, the
 console script, the evaluation harness and procedure matching all share it, since it holds no
@@ -35,6 +36,7 @@ TOOL_MODULES: list[str] = [
 	"workflow",
 	"documents",
 	"systems",
+	"goals",
 ]
 
 

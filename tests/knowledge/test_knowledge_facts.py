@@ -473,7 +473,9 @@ def test_a_source_marked_for_one_release_that_the_other_has_too_is_listed(tmp_pa
 	]
 	docs = sources_doc(tmp_path / "docs", "crm", sources)
 	tree = facts_module.SourceTree(v15)
-	assert tree.sources_marked_for_other_releases_but_here(docs) == ["crm/a.md: frappe/erpnext:erpnext/selling/widget.py"]
+	assert tree.sources_marked_for_other_releases_but_here(docs) == [
+		"crm/a.md: frappe/erpnext:erpnext/selling/widget.py"
+	]
 	assert tree.missing_sources(docs) == (0, [])
 
 

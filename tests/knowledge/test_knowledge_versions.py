@@ -176,15 +176,24 @@ WRONG_CLAIMS = [
 	("assets/asset-lifecycle", r"falls below its gross purchase amount"),
 	# Found by the audit of twelve more documents checked claim by claim against ERPNext 15 and 16.
 	("core/naming-series", r"`JJJ` \(day of the year\) and `WW` \(week number\)"),
-	("core/approval-workflows", r"When a document enters a state from which further transitions are possible, Frappe creates"),
+	(
+		"core/approval-workflows",
+		r"When a document enters a state from which further transitions are possible, Frappe creates",
+	),
 	("selling/pricing-and-discounts", r"optionally a unit of measure"),
 	("stock/negative-stock", r"except a Delivery Note for the Sales Order the stock is reserved for\."),
 	("stock/negative-stock", r"a batch cannot go below zero without the batch switch"),
 	("stock/negative-stock", r"the missing quantity is valued at the last valuation rate in the ledger"),
-	("stock/valuation-methods", r"The method in force for an item is on the Item or, if empty, in Stock Settings;"),
+	(
+		"stock/valuation-methods",
+		r"The method in force for an item is on the Item or, if empty, in Stock Settings;",
+	),
 	("selling/credit-limits", r"The Credit Limit row has a \*\*\"Bypass Credit Limit Check"),
 	# The same kinds of error, found when all the documents were searched for them.
-	("core/why-submission-fails", r"only \"Allow Negative Stock for Batch\" in Stock Settings \(unticked by default\) lifts that check"),
+	(
+		"core/why-submission-fails",
+		r"only \"Allow Negative Stock for Batch\" in Stock Settings \(unticked by default\) lifts that check",
+	),
 	("manufacturing/work-orders", r"creates one Job Card per operation"),
 ]
 
@@ -234,10 +243,19 @@ REQUIRED_RULES = [
 	("stock/negative-stock", r"the Send to Subcontractor entry of that Subcontracting Order"),
 	("stock/negative-stock", r"only tolerates a negative batch balance caused by back-dated entries"),
 	("stock/negative-stock", r"the rate of the last lot consumed"),
-	("stock/valuation-methods", r"in Stock Settings \(v15; v16: for stock transactions, in the \"Default Stock Valuation Method\""),
-	("selling/credit-limits", r"On a Customer Group row the same box only means that the group's limit is not used"),
+	(
+		"stock/valuation-methods",
+		r"in Stock Settings \(v15; v16: for stock transactions, in the \"Default Stock Valuation Method\"",
+	),
+	(
+		"selling/credit-limits",
+		r"On a Customer Group row the same box only means that the group's limit is not used",
+	),
 	("core/why-submission-fails", r"only tolerates a negative batch balance caused by back-dated entries"),
-	("manufacturing/work-orders", r"one per batch, when the Operation has \"Create Job Card based on Batch Size\" ticked"),
+	(
+		"manufacturing/work-orders",
+		r"one per batch, when the Operation has \"Create Job Card based on Batch Size\" ticked",
+	),
 	("stock/stock-ledger-and-quantities", r"subcontracting orders and subcontracting inward orders\)"),
 ]
 

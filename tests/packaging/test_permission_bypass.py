@@ -17,8 +17,8 @@ BYPASS = re.compile(
 
 ALLOWED = {
 	# The interaction log and conversations are the agent's own records, written for the person
-	# (a settled proposal's state is written on the turn that showed it).
-	"noviz_agent/api.py": 6,
+	# (a later turn inserted as its own row, a settled proposal's state written on the turn that showed it).
+	"noviz_agent/api.py": 7,
 	# The role policy must apply to people who cannot read it; it only removes tools. The list of
 	# installed DocTypes is site structure (the desk's boot reads it for everyone).
 	"noviz_agent/edge/frappe_allowance.py": 4,
@@ -37,6 +37,10 @@ ALLOWED = {
 	# An assistant's request: whose credential its Authorization header carries (the person's own
 	# bearer token or API key, which frappe just accepted), its OAuth Client and that client's name.
 	"noviz_agent/edge/frappe_mcp.py": 3,
+	# Standing goals: the scheduler finds every person's due goals and moves their next time; a run
+	# writes its own row, its log, the goal's memory and spending, and the person's desk notification.
+	# What a run reads of the books is read as the goal's person, through the gateway.
+	"noviz_agent/edge/frappe_goals.py": 6,
 }
 
 
