@@ -10,28 +10,34 @@ the seasonally adjusted series, each change with its size and a confidence.
    season is one median index per position instead (STL's smoother would follow their noise), and
    under MIN_CYCLES there is no search: a shift cannot be told from the season. One-period spikes
    are then replaced by the running median (`seasonality.clean`): they are anomalies, not shifts.
-2. Candidates: binary segmentation with the two-sample statistic of a change in mean (as if the
-   noise were white, its scale from the MAD of the differences), and again with the level-shift
-   statistic below at the differences' rho (jumps beyond the usual steps), a split kept while its squared
-   statistic beats the modified BIC of Zhang and Siegmund (2007): 3 log n per change plus the log
-   lengths of the two parts less the whole's (as R's changepoint package applies it). Segments are
-   at least `min_size` long (by default 5% of the series, at least 3).
-3. Noise: AR(1). Its lag-one autocorrelation rho is the mean of two estimates that err in
-   opposite directions: that of the residuals around the segment means, corrected for the
-   downward bias of estimated means (Marriott and Pope 1954), which a wandering series cut into
-   many segments pulls down, and one from the spreads of the one- and two-period differences
-   (Chakar, Lebarbier, Levy-Leduc and Robin 2017), which frequent shifts push up. The
-   innovations' scale is the MAD of what decorrelating leaves.
-4. Confirmation: in AR(1) noise a level shift of size d at period k shows in the decorrelated
-   series x[t] - rho x[t-1] as a jump of d at k followed by a lasting shift of (1 - rho) d (a level
-   shift in Chen and Liu's 1993 terms); its t statistic is computed for every split at once from
-   cumulative sums. Each candidate is retested so between its neighbours (the best split there,
-   Bonferroni-adjusted for the splits tried; within 10% of an end at alpha / 10; a first or last
-   stretch down to END_SIZE periods only when nothing else holds, at alpha / 100); the weakest
+2. Noise: four kinds, each with the same prior weight: white noise about a level, AR(1) (rho on a
+   grid from 0.2 to 0.95), a random walk with drift, and a local level with drift (ARIMA(0,1,1),
+   a random walk seen through white noise; theta on a grid from 0.2 to 0.9). All are
+   (1 - phi B) x[t] = c + (1 - theta B) a[t]; a level shift of size d at k shows in the
+   decorrelated series as d at k, then (1 - phi) d every period after, through 1 / (1 - theta B)
+   (a level shift in Chen and Liu's 1993 terms). Its t statistic is computed for every split at
+   once from cumulative sums, the innovations' scale from the MAD of what decorrelating leaves.
+3. Candidates and weights: for each noise model, binary segmentation with that model's statistic
+   proposes changes while the squared statistic beats the modified BIC of Zhang and Siegmund (2007)
+   as R's changepoint package applies it (3 log n per change plus the log lengths of the two parts
+   less the whole's); backward elimination keeps the subset with the lowest criterion, -2
+   log-likelihood plus Zhang and Siegmund's price of the changes (3 log n each and the log of each
+   segment's share). Each model's weight is its prior times exp(-criterion / 2), normalised (the
+   BIC's approximation of a posterior probability, Raftery 1995). The noise and the shifts are so
+   chosen together: a shift cannot make the noise look more wandering than it is (the previous
+   rounds' rho estimates could be inflated by it), and wandering noise cannot pass for shifts (they
+   cost more than the autocorrelation that explains them). Segments are at least `min_size` long
+   (by default 5% of the series, at least 3).
+4. Confirmation: each candidate (those proposed by the models of weight at least 1%) is retested
+   between its neighbours under every model, by the best split within `min_size` of it,
+   Bonferroni-adjusted for the splits of the window (within 10% of an end at alpha / 10; a first or
+   last stretch down to END_SIZE periods only when nothing else holds, at alpha / 100); its p-value
+   is the models' average by their weights (Bayesian model averaging, Hoeting, Madigan, Raftery and
+   Volinsky 1999), so a shift that a plausible wandering noise explains does not hold. The weakest
    that fails is dropped and the rest retested, so every change reported holds at `alpha`, and
-   `confidence` is 1 - p. On white noise this is the two-sample test; on a wandering series the
-   lasting part fades and only a jump far beyond the usual steps counts, so a random walk is not
-   cut into a staircase, while a sharp shift in it (a beaver leaving its lodge) is still found.
+   `confidence` is 1 - p. On white noise this is the two-sample test; on a random walk only a jump
+   far beyond the usual steps counts, so a random walk is not cut into a staircase, while a sharp
+   shift in it (a beaver leaving its lodge, the end of the coffee export quotas) is still found.
 5. Range: the splits whose squared statistic is within 2.71 (the chi-square 90% point) of the
    best one's.
 6. Size: the level before and after (means of the seasonally adjusted series between neighbouring
@@ -46,13 +52,13 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from scipy.signal import lfilter
 
 from analytics.series import as_values
 
 MAX_CHANGES = 5
 EDGE_SHARE = 0.1
 RANGE_DROP = 2.705543454095404  # chi-square(1) 90% point
-MAX_RHO = 0.98
 END_SIZE = 3
 MAD_SCALE = 1.482602218505602  # 1 / the standard normal's 75th percentile
 MEAN_AD_SCALE = 1.2533141373155001  # sqrt(pi / 2)
@@ -69,70 +75,102 @@ MIN_CYCLES = 3
 
 # --- the noise ------------------------------------------------------------------------
 
+# The noise models, as (phi, theta) of (1 - phi B) x[t] = c + (1 - theta B) a[t] with a white:
+# white noise about a level (0, 0); AR(1) (rho, 0); a random walk with drift (1, 0); and a local
+# level with drift, ARIMA(0,1,1), a random walk seen through white noise (1, theta). Each kind has
+# the same prior weight, shared evenly by its grid's values.
+AR_RHOS = (0.2, 0.4, 0.6, 0.8, 0.9, 0.95)
+LOCAL_THETAS = (0.2, 0.4, 0.6, 0.8, 0.9)
+NOISE_MODELS = (
+	(0.0, 0.0),
+	*((rho, 0.0) for rho in AR_RHOS),
+	(1.0, 0.0),
+	*((1.0, theta) for theta in LOCAL_THETAS),
+)
+# Changes are proposed by the models of at least this weight.
+CANDIDATE_WEIGHT = 0.01
+# Models below this weight are left out of the averages.
+NEGLIGIBLE = 1e-4
+
+
+def noise_name(phi: float, theta: float) -> str:
+	if phi == 0:
+		return "white noise"
+	if phi < 1:
+		return "AR(1)"
+	return "random walk" if theta == 0 else "local level"
+
 
 def _mad(x: np.ndarray) -> float:
 	return float(MAD_SCALE * np.median(np.abs(x - np.median(x)))) if x.size else 0.0
 
 
-def autocorrelation(x: np.ndarray) -> float:
-	"""Lag-one autocorrelation of the noise, in [0, MAX_RHO], from the spreads of the one- and
-	two-period differences (Chakar, Lebarbier, Levy-Leduc and Robin 2017): for AR(1) noise their
-	variances are 2 s^2 (1 - rho) and 2 s^2 (1 - rho^2), so rho = (spread two / spread one)^2 - 1;
-	medians, so a few shifts barely move it."""
-	if x.size < 5:
-		return 0.0
-	one = float(np.median(np.abs(np.diff(x))))
-	two = float(np.median(np.abs(x[2:] - x[:-2])))
-	if one <= 0:
-		return 0.0
-	return float(np.clip((two / one) ** 2 - 1, 0.0, MAX_RHO))
+def _smooth(u: np.ndarray, theta: float) -> np.ndarray:
+	"""The inverse of the moving average, 1 / (1 - theta B), along the first axis."""
+	return lfilter([1.0], [1.0, -theta], u, axis=0) if theta else u
 
 
-def decorrelate(x: np.ndarray, rho: float) -> np.ndarray:
-	"""x[t] - rho x[t-1] for t >= 1: the AR(1) noise's innovations plus the level's own changes."""
-	return x[1:] - rho * x[:-1]
+def decorrelate(x: np.ndarray, rho: float, theta: float = 0.0) -> np.ndarray:
+	"""The noise's innovations plus the level's own changes: x[t] - rho x[t-1] for t >= 1, then
+	the moving average undone."""
+	return _smooth(x[1:] - rho * x[:-1], theta)
 
 
-def innovation_scale(x: np.ndarray, rho: float) -> float:
+def innovation_scale(x: np.ndarray, rho: float, theta: float = 0.0) -> float:
 	"""The innovations' standard deviation: the MAD of the decorrelated series' differences over
 	sqrt(2) (a shift moves one difference, a jump two); where more than half of them are equal
 	(counts, exact steps) the mean absolute deviation, scaled by sqrt(pi / 2), takes its place; 0
 	when the series is exact steps."""
-	steps = np.diff(decorrelate(x, rho))
+	steps = np.diff(decorrelate(x, rho, theta))
 	scale = _mad(steps)
 	if scale <= 0 and steps.size:
 		scale = MEAN_AD_SCALE * float(np.mean(np.abs(steps - np.median(steps))))
 	return scale / np.sqrt(2)
 
 
+def _response(m: int, phi: float, theta: float) -> np.ndarray:
+	"""How a level shift shows in the decorrelated series, from its own period on: 1, then
+	1 - phi every period after, through the inverse moving average."""
+	r = np.full(m, 1.0 - phi)
+	r[0] = 1.0
+	return _smooth(r, theta)
+
+
+def _tails(u: np.ndarray, phi: float, theta: float) -> np.ndarray:
+	"""For every j, the sum over t >= j of response[t - j] * u[t] (backwards in one pass)."""
+	after = np.r_[np.cumsum(u[::-1])[::-1][1:], 0.0]
+	return _smooth((u + (1.0 - phi) * after)[::-1], theta)[::-1]
+
+
 # --- the statistic --------------------------------------------------------------------
 
 
-def scores(x: np.ndarray, rho: float, sigma: float, min_size: int = 3) -> tuple[np.ndarray, np.ndarray]:
+def scores(
+	x: np.ndarray, rho: float, sigma: float, min_size: int = 3, theta: float = 0.0
+) -> tuple[np.ndarray, np.ndarray]:
 	"""Candidate splits of `x` (the first index of the new level) and the level-shift t statistic
-	of each: the regression of the decorrelated series on a constant and z, z being 0 before the
-	split, 1 at it and 1 - rho after, in units of the innovations' scale."""
+	of each: the regression of the decorrelated series on a constant and z, the shift's response
+	(0 before the split, 1 at it and 1 - rho after, through the inverse moving average), in units
+	of the innovations' scale; every split at once from cumulative sums (Chen and Liu 1993)."""
 	n = x.size
 	min_size = max(2, int(min_size))
 	splits = np.arange(min_size, n - min_size + 1)
 	if splits.size == 0:
 		return splits, np.zeros(0)
-	y = decorrelate(x - x.mean(), rho)  # y[j] belongs to period j + 1
+	y = decorrelate(x - x.mean(), rho, theta)  # y[j] belongs to period j + 1
 	m = y.size
-	tail = np.r_[np.cumsum(y[::-1])[::-1], 0.0]  # tail[j] = sum of y[j:]
+	c = _smooth(np.ones(m), theta)
 	j = splits - 1  # position of the split's own period in y
-	after = m - j - 1
-	lasting = 1 - rho
-	zy = y[j] + lasting * tail[j + 1]
-	z1 = 1 + lasting * after
-	zz = 1 + lasting**2 * after
-	sxy = zy - z1 * y.mean()
-	sxx = zz - z1**2 / m
+	zy, zc = _tails(y, rho, theta)[j], _tails(c, rho, theta)[j]
+	zz = np.cumsum(_response(m, rho, theta) ** 2)[m - 1 - j]
+	cc = float(c @ c)
+	sxy = zy - zc * float(c @ y) / cc
+	sxx = zz - zc**2 / cc
 	if sigma <= 0:
 		# Exact steps: no noise to measure against, the best split is still the one that fits.
 		sigma = EXACT * max(float(np.abs(x).max()), 1.0)
 	with np.errstate(divide="ignore", invalid="ignore"):
-		t = np.where(sxx > 0, sxy / (sigma * np.sqrt(sxx)), 0.0)
+		t = np.where(sxx > 1e-12 * zz, sxy / (sigma * np.sqrt(sxx)), 0.0)
 	return splits, t
 
 
@@ -145,17 +183,18 @@ def _penalty(n: int, left: int, right: int) -> float:
 	return float(3 * np.log(n) + np.log(left) + np.log(right) - np.log(left + right))
 
 
-def _segment(x: np.ndarray, rho: float, sigma: float, min_size: int, limit: int) -> list[int]:
+def _segment(x: np.ndarray, noise: tuple[float, float], min_size: int, limit: int) -> list[int]:
 	"""Binary segmentation: a segment is split where the statistic is largest, while its square
 	beats the penalty."""
 	n = x.size
+	sigma = innovation_scale(x, *noise)
 	found: list[int] = []
 	pending = [(0, n)]
 	while pending and len(found) < limit:
 		start, stop = pending.pop()
 		if stop - start < 2 * min_size:
 			continue
-		splits, t = scores(x[start:stop], rho, sigma, min_size)
+		splits, t = scores(x[start:stop], noise[0], sigma, min_size, noise[1])
 		if not splits.size:
 			continue
 		best = int(np.argmax(np.abs(t)))
@@ -167,18 +206,73 @@ def _segment(x: np.ndarray, rho: float, sigma: float, min_size: int, limit: int)
 	return sorted(found)
 
 
-def residual_rho(x: np.ndarray, found: list[int]) -> float:
-	"""Lag-one autocorrelation of the residuals around the segment means, in [0, MAX_RHO], corrected
-	for the downward bias of estimating each segment's mean (about (1 + 3 rho) / n per segment,
-	Marriott and Pope 1954): short segments would otherwise make autocorrelated noise look white."""
+# --- the noise model and the changes, chosen together ---------------------------------
+
+
+def _columns(n: int, noise: tuple[float, float], changes: list[int]) -> np.ndarray:
+	"""The regressors in the decorrelated series (periods 1..n-1): the constant and each change's
+	response from its own period on."""
+	phi, theta = noise
+	t = np.arange(1, n)[:, None]
+	at = np.asarray(changes, dtype=float)[None, :]
+	z = np.where(t < at, 0.0, np.where(t == at, 1.0, 1.0 - phi))
+	return _smooth(np.column_stack([np.ones(n - 1), z]), theta)
+
+
+def _criteria(x: np.ndarray, noise: tuple[float, float], candidates: list[int]) -> tuple[float, list[int]]:
+	"""Backward elimination among the candidates by the criterion: -2 log-likelihood (given the
+	first value, the innovations' variance profiled out) plus the modified BIC's price of the
+	changes (Zhang and Siegmund 2007: 3 log n each and the log of each segment's share of the
+	series). The best subset and its criterion."""
 	n = x.size
-	bounds = [0, *found, n]
-	residual = np.concatenate([x[i:j] - x[i:j].mean() for i, j in zip(bounds[:-1], bounds[1:], strict=True)])
-	lagged = float(residual[:-1] @ residual[:-1])
-	if lagged <= 0:
-		return 0.0
-	rho = float(residual[1:] @ residual[:-1]) / lagged
-	return float(np.clip(rho + (1 + 3 * rho) * (len(found) + 1) / n, 0.0, MAX_RHO))
+	y = decorrelate(x, *noise)
+	design = _columns(n, noise, candidates)
+	gram, cross, total = design.T @ design, design.T @ y, float(y @ y)
+	floor = (EXACT * max(float(np.abs(x).max()), 1.0)) ** 2 * (n - 1)
+
+	def value(keep: list[int]) -> float:
+		columns = [0] + [1 + candidates.index(k) for k in keep]
+		g, b = gram[np.ix_(columns, columns)], cross[columns]
+		rss = max(total - float(b @ np.linalg.lstsq(g, b, rcond=None)[0]), floor)
+		shares = np.diff([0, *keep, n]) / n
+		price = 3 * len(keep) * np.log(n) + float(np.log(shares).sum())
+		return (n - 1) * np.log(rss / (n - 1)) + price
+
+	current = list(candidates)
+	best = (value(current), list(current))
+	while current:
+		trial, drop = min((value(current[:i] + current[i + 1 :]), i) for i in range(len(current)))
+		current = current[:drop] + current[drop + 1 :]
+		if trial < best[0]:
+			best = (trial, list(current))
+	return best
+
+
+def _prior(noise: tuple[float, float]) -> float:
+	"""Each kind of noise has the same prior weight, shared evenly by its grid's values (a uniform
+	prior on its parameter: the grid stands for the integral that the BIC's log n approximates)."""
+	kinds = [noise_name(*m) for m in NOISE_MODELS]
+	return 1.0 / (len(set(kinds)) * kinds.count(noise_name(*noise)))
+
+
+def select(x: np.ndarray, min_size: int) -> tuple[list[int], dict[tuple[float, float], float]]:
+	"""The candidate changes and the weight of each noise model. For each of NOISE_MODELS, binary
+	segmentation with that model's level-shift statistic proposes changes and backward elimination
+	keeps the subset with the lowest criterion; the model's weight is its prior times
+	exp(-criterion / 2), normalised (the BIC's approximation of its posterior probability, Raftery
+	1995), with the changes it keeps: a shift cannot make the noise look more wandering than it is,
+	nor can wandering noise pass for shifts. The candidates are the changes proposed by the models
+	of weight at least CANDIDATE_WEIGHT."""
+	values, proposed = {}, {}
+	for noise in NOISE_MODELS:
+		proposed[noise] = _apart(_segment(x, noise, min_size, 2 * MAX_CHANGES), x, min_size)
+		values[noise] = _criteria(x, noise, proposed[noise])[0]
+	low = min(values.values())
+	weights = {noise: _prior(noise) * float(np.exp(-(v - low) / 2)) for noise, v in values.items()}
+	total = sum(weights.values())
+	weights = {noise: w / total for noise, w in weights.items() if w / total > NEGLIGIBLE}
+	candidates = sorted({k for noise, w in weights.items() if w >= CANDIDATE_WEIGHT for k in proposed[noise]})
+	return _apart(candidates, x, min_size), weights
 
 
 # --- the confirmation -----------------------------------------------------------------
@@ -190,17 +284,25 @@ def _split(
 	total: int,
 	size: int,
 	alpha: float,
-	rho: float,
+	noise: tuple[float, float],
 	sigma: float,
 	short_of: int | None,
+	keep: bool = False,
+	near: int | None = None,
 ) -> dict | None:
-	"""The best split of `x` (a window starting at `offset` of a series of `total`) when it holds."""
-	splits, t = scores(x, rho, sigma, size)
+	"""The best split of `x` (a window starting at `offset` of a series of `total`) when it holds
+	(or whether or not it holds, with `keep`); with `near`, the best within `size` periods of it
+	(still adjusted for every split of the window)."""
+	splits, t = scores(x, noise[0], sigma, size, noise[1])
+	tried = max(x.size - 2 * size + 1, 1)
 	if short_of is not None and splits.size:
 		# Only the splits that leave a short stretch at an end of the series.
 		near_start = (splits < short_of) & (offset == 0)
 		near_end = (x.size - splits < short_of) & (offset + x.size == total)
 		t, splits = t[near_start | near_end], splits[near_start | near_end]
+	if near is not None and splits.size:
+		close = np.abs(offset + splits - near) <= size
+		t, splits = t[close], splits[close]
 	if splits.size == 0:
 		return None
 	strength = np.abs(t)
@@ -209,12 +311,11 @@ def _split(
 		return None
 	df = max(x.size - 3, 1)
 	raw_p = float(2 * stats.t.sf(strength[best], df))
-	tried = max(x.size - 2 * size + 1, 1)
 	p_value = min(1.0, raw_p * tried)
 	at = offset + int(splits[best])
 	edge = max(size, int(np.ceil(EDGE_SHARE * total)))
 	limit = alpha / 10 if short_of is None and min(at, total - at) < edge else alpha
-	if p_value >= limit:
+	if p_value >= limit and not keep:
 		return None
 	likely = splits[strength**2 >= strength[best] ** 2 - RANGE_DROP]
 	return {
@@ -223,46 +324,69 @@ def _split(
 		"p_value": p_value,
 		"raw_p_value": raw_p,
 		"t": float(t[best]),
+		"limit": limit,
 	}
 
 
 def _test(
-	x: np.ndarray, offset: int, total: int, min_size: int, alpha: float, rho: float, sigma: float
+	x: np.ndarray,
+	offset: int,
+	total: int,
+	min_size: int,
+	alpha: float,
+	noise: tuple[float, float],
+	sigma: float,
+	keep: bool = False,
+	near: int | None = None,
 ) -> dict | None:
 	"""The best split of a window when significant; where the window reaches an end of the series,
 	a last (or first) stretch shorter than `min_size`, down to END_SIZE points, is tried too when
 	no other split holds, at alpha / 100: a real shift in the last few periods is reported, a few
 	high or low periods are not."""
-	found = _split(x, offset, total, min_size, alpha, rho, sigma, None)
-	if found is None and min_size > END_SIZE and (offset == 0 or offset + x.size == total):
-		found = _split(x, offset, total, END_SIZE, alpha / 100, rho, sigma, min_size)
+	found = _split(x, offset, total, min_size, alpha, noise, sigma, None, keep, near)
+	if (
+		(found is None or found["p_value"] >= found["limit"])
+		and min_size > END_SIZE
+		and (offset == 0 or offset + x.size == total)
+	):
+		short = _split(x, offset, total, END_SIZE, alpha / 100, noise, sigma, min_size, keep, near)
+		if short is not None and (found is None or short["p_value"] < short["limit"]):
+			found = short
 	return found
 
 
-def _confirm(x: np.ndarray, found: list[int], min_size: int, alpha: float) -> tuple[list[dict], float]:
-	"""Each change retested between its neighbours in AR(1) noise with the autocorrelation the whole
-	segmentation leaves (`residual_rho`); the weakest that fails is dropped and the rest retested,
-	until all hold. The changes and the rho they were tested with."""
+def _confirm(x: np.ndarray, found: list[int], min_size: int, alpha: float, weights: dict) -> list[dict]:
+	"""Each change retested between its neighbours in every noise model, its p-value the average
+	of the models' weighted by their weights (Bayesian model averaging, Hoeting, Madigan, Raftery
+	and Volinsky 1999): a shift that a plausible wandering noise explains does not hold. The
+	weakest that fails is dropped and the rest retested, until all hold."""
 	n = x.size
-	local = autocorrelation(x)
+	scales = {noise: innovation_scale(x, *noise) for noise in weights}
 	while found:
 		bounds = [0, *found, n]
-		# The residuals of a wandering series cut into many segments look nearly white, and the
-		# differences of a series with frequent shifts look like a random walk's: the two
-		# estimates err in opposite directions, and their mean is taken.
-		rho = (residual_rho(x, found) + local) / 2
-		sigma = 0.0 if _exact(x, bounds) else innovation_scale(x, rho)
+		exact = _exact(x, bounds)
 		retested = []
 		for i, at in enumerate(found):
 			a, b = bounds[i], bounds[i + 2]
-			change = _test(x[a:b], a, n, min_size, alpha, rho, sigma)
-			retested.append(change if change and abs(change["index"] - at) <= min_size else None)
+			tests = []
+			for noise, weight in weights.items():
+				sigma = 0.0 if exact else scales[noise]
+				tests.append((weight, _test(x[a:b], a, n, min_size, alpha, noise, sigma, keep=True, near=at)))
+			p_value = sum(w * (c["p_value"] if c else 1.0) for w, c in tests)
+			limit = sum(w * (c["limit"] if c else alpha) for w, c in tests)
+			main = max(tests, key=lambda wc: wc[0])[1]
+			if main is not None and p_value < limit:
+				retested.append({**main, "p_value": p_value})
+			else:
+				retested.append(None)
 		if all(retested):
-			return retested, rho
+			return retested
 		failed = [i for i, c in enumerate(retested) if c is None]
-		weakest = min(failed, key=lambda i: _strength(x, bounds[i], found[i], bounds[i + 2], rho, sigma))
+		best = max(weights, key=weights.get)
+		sigma = 0.0 if exact else scales[best]
+		weakest = min(failed, key=lambda i: _strength(x, bounds[i], found[i], bounds[i + 2], best, sigma))
 		found = found[:weakest] + found[weakest + 1 :]
-	return [], 0.0
+	return []
 
 
 def _apart(candidates: list[int], x: np.ndarray, min_size: int) -> list[int]:
@@ -289,8 +413,8 @@ def _exact(x: np.ndarray, bounds: list[int]) -> bool:
 	return all(np.ptp(x[a:b]) <= 1e-12 * scale for a, b in zip(bounds[:-1], bounds[1:], strict=True))
 
 
-def _strength(x: np.ndarray, a: int, at: int, b: int, rho: float, sigma: float) -> float:
-	splits, t = scores(x[a:b], rho, sigma, 1)
+def _strength(x: np.ndarray, a: int, at: int, b: int, noise: tuple[float, float], sigma: float) -> float:
+	splits, t = scores(x[a:b], noise[0], sigma, 1, noise[1])
 	hit = np.flatnonzero(splits == at - a)
 	return float(abs(t[hit[0]])) if hit.size else 0.0
 
@@ -351,7 +475,8 @@ def locate_all(
 	`after_mean`) are the levels between neighbouring changes in the series' units, seasonally
 	adjusted where `season` names how a season was taken out; `shift` is after - before and
 	`relative` its share of `before` (None where `before` is 0); `kind` is "level shift" or
-	"temporary"; `rho` is the noise's autocorrelation the search allowed for.
+	"temporary"; `noise` names the likeliest noise model ("white noise", "AR(1)", "random walk" or
+	"local level"), `rho` and `theta` its parameters.
 	"""
 	original = as_values(values)
 	n = original.size
@@ -362,14 +487,9 @@ def locate_all(
 	if adjusted is None:
 		return []
 	x = _despike(adjusted)
-	# Candidates as if the noise were white (the two-sample statistic), which over-splits a
-	# wandering series; the confirmation, which allows for the autocorrelation, prunes them.
-	candidates = set(_segment(x, 0.0, innovation_scale(x, 0.0), min_size, 2 * MAX_CHANGES))
-	# And as jumps beyond the usual steps where the noise wanders (the statistic at the robust rho).
-	local = autocorrelation(x)
-	if local > 0:
-		candidates |= set(_segment(x, local, innovation_scale(x, local), min_size, 2 * MAX_CHANGES))
-	found, rho = _confirm(x, _apart(sorted(candidates), x, min_size), min_size, alpha)
+	chosen, weights = select(x, min_size)
+	noise = max(weights, key=weights.get)
+	found = _confirm(x, chosen, min_size, alpha, weights)
 	found = sorted(found, key=lambda c: c["p_value"])[:MAX_CHANGES]
 	found.sort(key=lambda c: c["index"])
 	bounds = [0] + [c["index"] for c in found] + [n]
@@ -385,7 +505,9 @@ def locate_all(
 			relative=(after - before) / abs(before) if before else None,
 			confidence=1.0 - change["p_value"],
 			season=season,
-			rho=round(rho, 3),
+			rho=noise[0],
+			theta=noise[1],
+			noise=noise_name(*noise),
 			kind="level shift",
 		)
 	for i in range(len(found) - 1):

@@ -23,9 +23,15 @@ def _indexes(values, season_length=None) -> list[int]:
 	return [c["index"] for c in changepoint.locate_all(values, season_length=season_length)]
 
 
+@pytest.mark.xfail(
+	strict=True,
+	reason="by the criterion, AR(1) noise with rho about 0.5 explains the league's eras as well as shifts",
+)
 def test_changepoint_designated_hitter_1973_found_in_al_minus_nl_runs_per_game():
 	# The American League adopted the designated hitter in 1973: its runs per game rose against the
-	# National League's. A single best split missed it among the league's other eras.
+	# National League's. Found while rho was estimated apart from the shifts (about 0.27); chosen
+	# together with them, AR(1) noise of rho 0.4 to 0.6 without shifts fits better, and there the
+	# 1973 rise is within the noise: a known miss, kept so that finding it again is noticed.
 	teams = _csv("lahman_teams_runs.csv").groupby(["yearID", "lgID"])[["R", "G"]].sum()
 	runs = (teams["R"] / teams["G"]).unstack()
 	gap = (runs["AL"] - runs["NL"]).loc[1901:2021]
@@ -123,3 +129,57 @@ def test_trend_block_lists_every_change_point_with_size_and_confidence():
 	assert "seasonally adjusted level" in sentences[0] and "confidence" in sentences[0]
 	assert f"+{num(points[0]['shift'], 'currency')}" in sentences[0] and 50 < points[0]["shift"] < 70
 	assert any("stepped down from 2022-02" in w for w in out["watch_outs"])
+
+
+def _flagged(make, count: int = 40) -> int:
+	return sum(bool(_indexes(make(np.random.default_rng(200 + seed)))) for seed in range(count))
+
+
+def _ar1(rng: np.random.Generator, n: int, rho: float) -> np.ndarray:
+	noise = np.zeros(n)
+	shocks = rng.normal(0, 5, n)
+	for i in range(1, n):
+		noise[i] = rho * noise[i - 1] + shocks[i]
+	return 100 + noise
+
+
+def test_changepoint_white_noise_is_not_cut_into_shifts():
+	assert _flagged(lambda rng: rng.normal(100, 5, int(rng.integers(24, 200)))) <= 2
+
+
+def test_changepoint_random_walk_is_not_cut_into_shifts():
+	# A random walk has no level to shift: with rho estimated apart from the shifts (biased low on a
+	# short walk) 16 of these 40 were cut into steps.
+	assert _flagged(lambda rng: 100 + np.cumsum(rng.normal(0, 5, int(rng.integers(24, 200))))) <= 4
+
+
+def test_changepoint_strongly_autocorrelated_noise_is_not_cut_into_shifts():
+	# With rho estimated apart from the shifts, 9 of these 40 were cut into steps.
+	assert _flagged(lambda rng: _ar1(rng, int(rng.integers(24, 200)), 0.8)) <= 5
+
+
+def test_changepoint_sharp_shift_in_a_random_walk_found_alone_and_named():
+	rng = np.random.default_rng(12)
+	values = 100 + np.cumsum(rng.normal(0, 1, 150))
+	values[90:] += 12
+	found = changepoint.locate_all(values)
+	assert [c["index"] for c in found] == [90]
+	# Tested as the wandering noise it is (a random walk, or AR(1) close to one), not as white noise.
+	assert found[0]["noise"] in ("random walk", "AR(1)") and found[0]["rho"] >= 0.9
+	assert found[0]["shift"] > 0
+
+
+def test_changepoint_shift_in_white_noise_is_tested_as_white_noise():
+	values = np.random.default_rng(13).normal(50, 4, 120)
+	values[70:] -= 8
+	found = changepoint.locate_all(values)
+	assert len(found) == 1 and abs(found[0]["index"] - 70) <= 3
+	assert found[0]["noise"] == "white noise" and found[0]["rho"] == 0.0
+
+
+def test_changepoint_black_monday_found_alone_in_the_dows_daily_closes():
+	# 19 October 1987: the Dow fell 22.6% in a day; the rest of the year is a random walk's wander.
+	djia = _csv("AER_DJIA8012_1987.csv")
+	found = changepoint.locate_all(djia["dat"].to_numpy())
+	assert [djia["rownames"][c["index"]] for c in found] == ["1987-10-19"]
+	assert found[0]["relative"] < -0.15
