@@ -183,7 +183,11 @@ def open_record(page, tag: str) -> dict:
 	page.evaluate("window.__noviz_live_marker = 1")
 	link.click()
 	page.wait_for_url(lambda u: "/sales-invoice/" in u or "/customer/" in u, timeout=60_000)
-	page.wait_for_selector(".form-layout, .page-form", timeout=60_000)
+	# The desk's router shows the form: its route is ["Form", doctype, name].
+	page.wait_for_function(
+		"() => window.frappe && frappe.get_route && frappe.get_route()[0] === 'Form' && cur_frm && cur_frm.doc",
+		timeout=60_000,
+	)
 	page.screenshot(path=str(OUT / f"{tag}-record.png"))
 	kept = page.evaluate("window.__noviz_live_marker === 1")
 	return {"href": href, "opened": page.url, "in_desk_without_reload": bool(kept)}
