@@ -103,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
 			from noviz_agent.edge import frappe_worker
 
 			frappe_worker.warm_sites()
-		# frappe's worker then collects and freezes the garbage collector (background_jobs._freeze_gc).
+		# frappe's worker then collects and freezes the garbage collector, as the no-fork worker does.
 		gc.collect()
 		gc.freeze()
 		began = time.perf_counter()

@@ -17,8 +17,9 @@ each module is imported where it is used.
 | frappe_evaluation | `noviz-agent eval`: the labelled questions against this site through the real turn | commands |
 | frappe_warm | what a background worker preloads (modules, registry, router, embeddings) before RQ forks its jobs | commands (worker, and plain `bench worker`), frappe_turns |
 | frappe_worker | `bench noviz-agent worker --no-fork`: RQ's SimpleWorker with memory and job bounds, at the web's CPU priority | commands |
-| frappe_recall | a turn job reads the frappe cache entries the worker's last turns read, in one Redis round trip | tasks, frappe_worker |
-| frappe_templates | the new-document templates of the agent's own records, kept across a worker's jobs while what frappe built them from is unchanged | api |
+| frappe_goals | standing goals: their schedule, runs as the owner, findings, digests and prepared proposals | hooks (scheduler, every 5 minutes), api |
+| frappe_mcp | the agent's tools over the Model Context Protocol, as the signed-in person (API key or OAuth) | api, hooks (OAuth metadata pages) |
+| frappe_versions | everything that differs between Frappe/ERPNext 15 and 16 (aggregate syntax, desk paths, the site test base class), in one adapter | translate, frappe_connector, tests |
 
 The connector contract's frappe implementation stays in `noviz_agent/connectors/frappe_connector.py`:
 it is a connector like the others, reached by the engine only through the contract.

@@ -174,8 +174,7 @@ def permission_fingerprint(
 
 def allowance_cache_key(user: str, permission_fingerprint: str) -> str:
 	"""The cache key of a person's allowed tools; new permissions or policy give a new key. The
-	person's name comes last, whole, so that a cache that reads the entries a worker's last turns
-	read can read it for whoever the next turn is for (edge/frappe_recall)."""
+	person's name comes last, whole, so that every key of one person ends the same way."""
 	return f"noviz_agent:allowed:{permission_fingerprint}:{user}"
 
 
