@@ -60,7 +60,9 @@ def prepare(request, url: str, stub_url: str) -> None:
 		request,
 		"put",
 		f"{url}/api/resource/Agent Settings/Agent Settings",
-		data=json.dumps({"base_url": stub_url, "model": "stub-model", "enable_writes": 1, "cache_seconds": 0}),
+		data=json.dumps(
+			{"base_url": stub_url, "model": "stub-model", "enable_writes": 1, "cache_seconds": 0}
+		),
 		headers={"Content-Type": "application/json"},
 	)
 	if request.get(f"{url}/api/resource/User/{USER}").ok:
@@ -141,14 +143,18 @@ def look(browser, url: str, width: int, height: int, errors: list, confirm: bool
 	seen = {
 		"card": card.inner_text()[:600],
 		"inbox": inbox.inner_text()[:600],
-		"scope": (card.query_selector(".nz-scope").inner_text() if card.query_selector(".nz-scope") else None),
+		"scope": (
+			card.query_selector(".nz-scope").inner_text() if card.query_selector(".nz-scope") else None
+		),
 		"waiting": len(inbox.query_selector_all(".nz-proposal .nz-confirm")),
 	}
 	if confirm and seen["waiting"]:
 		inbox.query_selector(".nz-proposal .nz-confirm").click()
 		page.wait_for_selector(".nz-goals-inbox .nz-proposal.nz-confirmed", timeout=60_000)
 		page.screenshot(path=str(OUT / f"{tag}-confirmed.png"), full_page=True)
-		page.click("button:has-text('Refresh')") if page.query_selector("button:has-text('Refresh')") else None
+		page.click("button:has-text('Refresh')") if page.query_selector(
+			"button:has-text('Refresh')"
+		) else None
 		page.wait_for_timeout(1500)
 		seen["inbox_after_confirm"] = page.query_selector(".nz-goals .nz-goals-inbox").inner_text()[:300]
 	context.close()
@@ -237,7 +243,9 @@ def main(argv=None) -> int:
 				request.get(
 					f"{args.url}/api/resource/Task",
 					params={"filters": json.dumps([["subject", "=", SUBJECT]]), "limit_page_length": 0},
-				).json().get("data")
+				)
+				.json()
+				.get("data")
 				or []
 			):
 				request.delete(f"{args.url}/api/resource/Task/{task['name']}")
