@@ -97,8 +97,36 @@ def table_text(table: dict) -> str:
 	return "\n".join(out)
 
 
+def scope_text(scope: dict | None) -> str:
+	"""Whose figures these are, as the chat's caption says it: `Noviz Trading · USD · 2025-01-01 to
+	2026-12-01 (last period still running)`, or the companies a list of records covers."""
+	if not isinstance(scope, dict):
+		return ""
+	parts = []
+	if scope.get("company"):
+		parts.append(str(scope["company"]))
+	elif scope.get("companies"):
+		parts.append("All companies you can read: " + ", ".join(map(str, scope["companies"])))
+	if scope.get("currency"):
+		parts.append(str(scope["currency"]))
+	period = scope.get("period") or {}
+	if period.get("as_of"):
+		parts.append(f"as of {period['as_of']}")
+	elif period.get("start") and period.get("end"):
+		parts.append(f"{period['start']} to {period['end']}")
+	elif period.get("end"):
+		parts.append(f"up to {period['end']}")
+	text = " · ".join(parts)
+	if text and period.get("partial") and (period.get("start") or period.get("end")):
+		text += " (last period still running)"
+	if scope.get("company") and scope.get("other_companies"):
+		text += ". Not included: " + ", ".join(map(str, scope["other_companies"]))
+	return text
+
+
 def response_text(response: dict) -> str:
-	"""Every part of a response, in reading order, as plain text."""
+	"""Every part of a response, in reading order, as plain text; figures under the line saying
+	whose they are."""
 	parts = []
 	if response.get("text"):
 		parts.append(str(response["text"]).strip())
@@ -109,6 +137,9 @@ def response_text(response: dict) -> str:
 		parts.append(
 			f"Error: {error.get('message')}" + (f"\nHint: {error['hint']}" if error.get("hint") else "")
 		)
+	figures = response.get("table") or response.get("cards") or response.get("chart")
+	if figures and scope_text(response.get("scope")):
+		parts.append(f"({scope_text(response.get('scope'))})")
 	if response.get("table"):
 		parts.append(table_text(response["table"]))
 	if response.get("cards"):

@@ -52,3 +52,32 @@ def test_every_part_of_a_response_appears():
 def test_long_cells_are_cut():
 	table = {"columns": [{"key": "a", "label": "A"}], "rows": [{"a": "x" * 100}]}
 	assert "…" in table_text(table)
+
+
+def test_figures_come_under_the_line_saying_whose_they_are():
+	text = response_text(
+		{
+			"text": "Sales by month.",
+			"cards": [{"title": "Revenue", "value": 1000.0, "fieldtype": "Currency", "currency": "EUR"}],
+			"scope": {
+				"company": "Noviz Europe",
+				"currency": "EUR",
+				"other_companies": ["Noviz Trading"],
+				"period": {"start": "2026-01-01", "end": "2026-12-01", "partial": True},
+			},
+		}
+	)
+	lines = text.split("\n\n")
+	assert lines[1] == (
+		"(Noviz Europe · EUR · 2026-01-01 to 2026-12-01 (last period still running). "
+		"Not included: Noviz Trading)"
+	)
+	assert lines[2].startswith("[Revenue] 1,000.00 EUR")
+
+
+def test_a_list_of_records_names_every_company_it_covers_and_plain_text_has_no_scope_line():
+	table = {"columns": [{"key": "name", "label": "Invoice"}], "rows": [{"name": "SINV-1"}]}
+	scope = {"companies": ["Noviz Europe", "Noviz Trading"]}
+	text = response_text({"table": table, "scope": scope})
+	assert text.splitlines()[0] == "(All companies you can read: Noviz Europe, Noviz Trading)"
+	assert response_text({"text": "Hello.", "scope": scope}) == "Hello."
