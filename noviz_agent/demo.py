@@ -117,6 +117,7 @@ def _answerer(args):
 
 def _ask_all(questions: list[dict], args) -> int:
 	from noviz_agent.evaluation.harness import memory_runner
+	from noviz_agent.evaluation.seed import COMPANY
 
 	name, provider_for, holder = _answerer(args)
 	runner, _facts = memory_runner(provider_for)
@@ -126,8 +127,9 @@ def _ask_all(questions: list[dict], args) -> int:
 	else:
 		print(f"Answers come from {name}.", end="\n\n")
 	print(
-		"The company: a seeded trading business in memory (20 customers, 3 suppliers, 20 items, two "
-		"years of invoices and orders up to 2026-11-30), seen with ERPNext's default permissions.\n"
+		f"The company: {COMPANY}, a seeded trading business in memory keeping its books in USD (20 "
+		"customers, 3 suppliers, 20 items, two years of invoices and orders up to 2026-11-30), seen "
+		"with ERPNext's default permissions.\n"
 	)
 	failed = 0
 	for question in questions:

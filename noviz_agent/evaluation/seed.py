@@ -78,15 +78,20 @@ PERSONAS = {
 			"supplier": READ,
 			"item": READ,
 			"sales_order": READ,
+			"company": READ,
 		},
 	),
 	"sales": Persona(
 		"sales",
 		"sales.user@noviz.test",
 		"Sales User",
-		{"customer": EDIT, "item": READ, "sales_order": SUBMIT, "quotation": SUBMIT},
+		{"customer": EDIT, "item": READ, "sales_order": SUBMIT, "quotation": SUBMIT, "company": READ},
 	),
 }
+
+
+# The one company the seeded books belong to; every figure of the demo and the evaluation names it.
+COMPANY = "Seed Trading Ltd"
 
 
 def item_code(index: int) -> str:
@@ -118,7 +123,7 @@ def _status(outstanding: float, total: float, due: date, today: date) -> str:
 def build(
 	today: date = TODAY, months: int = MONTHS, seed: int = 7, base: float = 11
 ) -> dict[str, list[dict]]:
-	"""Canonical rows per entity: customers, suppliers, items, sales and purchase invoices, sales orders."""
+	"""Canonical rows per entity: the company, customers, suppliers, items, sales and purchase invoices, sales orders."""
 	rng = random.Random(seed)
 	customers = []
 	for i in range(20):
@@ -158,7 +163,19 @@ def build(
 		for line in document.get("items") or ():
 			if "line_id" in line:
 				line["line_id"] = f"{document['name']}-{line['line_id']}"
+	for document in (*invoices, *purchases, *orders):
+		document["company"] = COMPANY
 	return {
+		"company": [
+			{
+				"name": COMPANY,
+				"company_name": COMPANY,
+				"abbr": "STL",
+				"country": "United States",
+				"currency": "USD",
+				"is_group": 0,
+			}
+		],
 		"customer": customers,
 		"supplier": suppliers,
 		"item": items,

@@ -26,6 +26,17 @@ def test_demo_prints_each_question_with_its_answer_and_says_a_scripted_model_ans
 	assert "Refused: No permission for Sales Invoice" in out
 
 
+def test_every_figure_of_the_demo_says_whose_books_it_comes_from(capsys):
+	assert cli.main(["demo"]) == 0
+	blocks = capsys.readouterr().out.split("── ")[1:]
+	with_figures = [b for b in blocks if "Value" in b or "[Total revenue]" in b]
+	assert len(with_figures) == 4
+	for block in with_figures:
+		assert "(Seed Trading Ltd · USD" in block, block[:300]
+	trend = next(b for b in blocks if "[Total revenue]" in b)
+	assert "(last period still running)" in trend and "[Total revenue] 744,144.00 USD" in trend
+
+
 def test_ask_answers_a_question_the_scripted_model_has_a_plan_for(capsys):
 	assert cli.main(["ask", "which customer owes us the most"]) == 0
 	out = capsys.readouterr().out
