@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -167,8 +168,14 @@ def problems_of(seen: dict, name: str, company: str) -> list[str]:
 		out.append(f"the goal's card does not show its schedule: {seen['card'][:200]!r}")
 	if "Last run" not in seen["card"]:
 		out.append("the goal's card does not show its last run")
-	if not seen["scope"] or company not in seen["scope"]:
-		out.append(f"the digest does not name its company {company!r}: {seen['scope']!r}")
+	# The digest is text: each finding names its company, currency and date (a table or chart in it
+	# would carry the scope caption as in the chat).
+	if company not in seen["card"] or "USD" not in seen["card"]:
+		out.append(f"the digest does not name its company {company!r} and currency: {seen['card'][:300]!r}")
+	if re.search(r"\d\d:\d\d:\d\d\.\d", seen["card"]):
+		out.append("the card shows a raw stored timestamp")
+	if "{" in seen["inbox"]:
+		out.append(f"the waiting proposal shows raw data: {seen['inbox'][:300]!r}")
 	if seen["waiting"] != 1:
 		out.append(f"{seen['waiting']} proposals wait in the inbox, not the one prepared")
 	if SUBJECT not in seen["inbox"]:

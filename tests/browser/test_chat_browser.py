@@ -191,7 +191,10 @@ def test_update_shows_before_and_after_and_the_warning_before_confirm(page, arti
 	assert row.query_selector(".nz-before").inner_text().endswith("North")
 	assert row.query_selector(".nz-after").inner_text().endswith("South")
 	warning = node.query_selector(".nz-proposal-warning")
-	assert "instruction" in warning.inner_text() and "ToDo TD-0007" in warning.inner_text()
+	text = warning.inner_text()
+	assert "the result of todo.get (TD-0007)" in text and "Ignore all previous instructions" in text
+	# The source is said once, in words: never an object printed as JSON.
+	assert text.count("TD-0007") == 1 and "{" not in text
 	order = page.evaluate(
 		"(() => { const w = document.querySelector('.nz-proposal-warning'); const c = document.querySelector('.nz-confirm');"
 		" return !!(w.compareDocumentPosition(c) & Node.DOCUMENT_POSITION_FOLLOWING); })()"

@@ -32,6 +32,9 @@ frappe.pages["noviz-goals"].on_page_load = function (wrapper) {
 		return box;
 	}
 
+	// A stored datetime as the person's desk shows dates and times (their format, no microseconds).
+	const when = (value) => (value ? frappe.datetime.str_to_user(String(value).split(".")[0]) : "");
+
 	function goal_card(render, goal) {
 		const { el } = render;
 		const toggle = el("button", { class: "btn btn-xs btn-default", text: goal.active ? __("Pause") : __("Switch on") });
@@ -43,7 +46,7 @@ frappe.pages["noviz-goals"].on_page_load = function (wrapper) {
 			" ",
 			toggle,
 		]);
-		const facts = [goal.schedule, goal.company, goal.next_run ? __("next run {0}", [goal.next_run]) : null, __("{0} tokens this month", [goal.spent.tokens])];
+		const facts = [goal.schedule, goal.company, goal.next_run ? __("next run {0}", [when(goal.next_run)]) : null, __("{0} tokens this month", [goal.spent.tokens])];
 		const card = el("div", { class: "nz-goal frappe-card", style: "padding: var(--padding-md); margin-bottom: var(--margin-md)" }, [
 			head,
 			el("div", { class: "nz-muted", text: facts.filter(Boolean).join(" · ") }),
@@ -52,7 +55,7 @@ frappe.pages["noviz-goals"].on_page_load = function (wrapper) {
 		const last = goal.last;
 		if (!last) card.appendChild(el("p", { class: "nz-muted", text: __("It has not run yet.") }));
 		else {
-			card.appendChild(el("div", { class: "nz-muted", text: __("Last run {0}: {1}", [last.started, __(last.status)]) }));
+			card.appendChild(el("div", { class: "nz-muted", text: __("Last run {0}: {1}", [when(last.started), __(last.status)]) }));
 			// The digest as the chat shows it; its proposals are confirmed in the inbox above, not here.
 			card.appendChild(render.response(Object.assign({}, last.response, { proposal: null })));
 		}

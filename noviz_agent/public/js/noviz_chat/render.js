@@ -567,7 +567,11 @@
 		if (proposal.effect) box.appendChild(el("p", { class: "nz-proposal-effect", text: proposal.effect }));
 		if (proposal.warning && proposal.warning.message) {
 			// The turn read data that talks like an instruction: say so before the person confirms.
-			const sources = (proposal.warning.sources || []).map((s) => (typeof s === "string" ? s : [s.doctype, s.name].filter(Boolean).join(" ") || JSON.stringify(s)));
+			// Each source in words ({source, excerpt} from the server); the ones the message names already are not repeated.
+			const said = proposal.warning.message || "";
+			const sources = (proposal.warning.sources || [])
+				.map((s) => (typeof s === "string" ? s : (s && (s.source || [s.doctype, s.name].filter(Boolean).join(" "))) || ""))
+				.filter((s) => s && !said.includes(s));
 			box.appendChild(
 				el("div", { class: "nz-proposal-warning", role: "alert" }, [
 					el("div", { text: proposal.warning.message }),
