@@ -177,6 +177,23 @@ def test_changepoint_local_level_statistic_matches_a_loop_of_ols_regressions():
 		assert statistic * sigma == pytest.approx(fit.params[1] / np.sqrt(fit.normalized_cov_params[1, 1]))
 
 
+def test_changepoint_trend_statistic_matches_a_loop_of_ols_regressions():
+	# About a straight line (trend-stationary noise): the t of z in the OLS regression of the
+	# decorrelated series on a constant, the decorrelated line and z, for every split.
+	import statsmodels.api as sm
+
+	rng = np.random.default_rng(5)
+	values = 50 + 0.8 * np.arange(30) + np.r_[np.zeros(17), np.full(13, 9.0)] + rng.normal(0, 2, 30)
+	rho, sigma = 0.3, 2.0
+	splits, t = changepoint.scores(values, rho, sigma, 3, trend=True)
+	y = values[1:] - rho * values[:-1]
+	line = np.arange(1, 30) - rho * np.arange(29)
+	for k, statistic in zip(splits, t, strict=True):
+		z = np.r_[np.zeros(k - 1), 1.0, np.full(y.size - k, 1 - rho)]
+		fit = sm.OLS(y, sm.add_constant(np.column_stack([line, z]))).fit()
+		assert statistic * sigma == pytest.approx(fit.params[2] / np.sqrt(fit.normalized_cov_params[2, 2]))
+
+
 def test_changepoint_perfect_step_is_certain():
 	found = changepoint.locate([1, 1, 1, 1, 5, 5, 5, 5])
 	assert found["index"] == 4 and found["p_value"] < 1e-12 and found["confidence"] == 1.0
