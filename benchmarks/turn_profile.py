@@ -176,8 +176,11 @@ def main(argv: list[str] | None = None) -> int:
 				else:
 					# The job's body as a worker runs it: the stored turn read back, settings with
 					# keys, the conversation and its history, progress published, the end stored.
+					# A turn id as `send` gets it: made for the person, used once.
+					turn = frappe_turns.new_turn(user)
+					assert frappe_turns.use_turn(turn, user)
 					state = turn_state.new(
-						frappe.generate_hash(length=12),
+						turn,
 						user,
 						question,
 						conversation,
