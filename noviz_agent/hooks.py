@@ -1,3 +1,5 @@
+from noviz_agent.edge.frappe_versions import DESK_PREFIX
+
 app_name = "noviz_agent"
 app_title = "Noviz Agent"
 app_publisher = "Noviz"
@@ -6,14 +8,15 @@ app_email = "dev@noviz.invalid"
 app_license = "mit"
 required_apps = ["erpnext"]
 
-# The full-page chat on the apps screen (Frappe 15 and 16). On 16 /app answers with a redirect
-# to /desk, which the apps screen follows like any other link.
+# The full-page chat on the apps screen (Frappe 15 and 16), under the desk's own prefix: frappe sends
+# people to the desk after login only while every app's route is inside it (`frappe.apps.is_desk_apps`);
+# an `/app/...` route on 16 would send everyone to the apps screen instead.
 add_to_apps_screen = [
 	{
 		"name": app_name,
 		"logo": "/assets/noviz_agent/images/noviz-agent-logo.svg",
 		"title": app_title,
-		"route": "/app/noviz-agent",
+		"route": f"{DESK_PREFIX}/noviz-agent",
 		"has_permission": "noviz_agent.api.can_use_agent",
 	}
 ]

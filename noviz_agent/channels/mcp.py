@@ -26,6 +26,7 @@ from mcp.server.lowlevel import Server
 
 from noviz_agent import __version__
 from noviz_agent.connectors.base import filters_schema
+from noviz_agent.connectors.model import desk_path
 from noviz_agent.engine import gateway, history, loop, responses
 from noviz_agent.engine.gateway import ToolResult, canonical_args
 from noviz_agent.engine.session import Session
@@ -103,7 +104,7 @@ class Caller:
 		"""Where the person sees this client's calls and confirms its proposals."""
 		if not self.conversation:
 			return None
-		return self.url(f"/app/noviz-agent?conversation={quote(self.conversation)}")
+		return self.url(desk_path(f"noviz-agent?conversation={quote(self.conversation)}"))
 
 
 # --- which tools an assistant sees ------------------------------------------------------

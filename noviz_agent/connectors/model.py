@@ -180,11 +180,30 @@ class Entity:
 		return action in self.actions
 
 
+# Where the desk lives on this site: `/app` on Frappe 15, `/desk` on 16 (the frappe edge says which,
+# edge/frappe_versions.py); a link built outside the desk (MCP, e-mail, a notification) must not
+# lean on 16's redirect from `/app`, which reloads the page.
+_desk_prefix = "/app"
+
+
+def use_desk_prefix(prefix: str) -> None:
+	"""Build desk links under `prefix` from now on (the frappe edge calls it once per process)."""
+	global _desk_prefix
+	if prefix not in ("/app", "/desk"):
+		raise MapError(f"{prefix!r} is not a desk path (/app or /desk)")
+	_desk_prefix = prefix
+
+
+def desk_path(path: str) -> str:
+	"""A desk page's path on this site: `desk_path("noviz-goals")` is `/app/noviz-goals` on 15."""
+	return f"{_desk_prefix}/{path.lstrip('/')}"
+
+
 def doc_url(doctype: str, name: str) -> str:
-	"""The desk URL of a record: `/app/<doctype-slug>/<name>`."""
+	"""The desk path of a record: `/app/<doctype-slug>/<name>` (`/desk/...` on Frappe 16)."""
 	from urllib.parse import quote
 
-	return f"/app/{doctype.lower().replace(' ', '-')}/{quote(str(name), safe='')}"
+	return desk_path(f"{doctype.lower().replace(' ', '-')}/{quote(str(name), safe='')}")
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,8 @@ import frappe
 from frappe import _
 
 from noviz_agent import records
+from noviz_agent.connectors.model import desk_path
+from noviz_agent.edge.frappe_versions import form_path
 from noviz_agent.goals import runner
 from noviz_agent.goals.schedule import Schedule
 from noviz_agent.goals.spec import GoalError, GoalSpec
@@ -165,7 +167,7 @@ class FrappeGoalStore:
 	def create(self, spec: dict) -> dict:
 		doc = frappe.get_doc(doc_values(spec))
 		doc.insert()
-		return {"name": doc.name, "_link": f"/app/agent-goal/{doc.name}"}
+		return {"name": doc.name, "_link": form_path(GOAL, doc.name)}
 
 
 # --- the scheduler -------------------------------------------------------------------------------
@@ -444,7 +446,7 @@ def deliver(doc, spec: GoalSpec, outcome: runner.RunOutcome) -> list[str]:
 				"email_content": body,
 				"document_type": GOAL,
 				"document_name": doc.name,
-				"link": "/app/noviz-goals",
+				"link": desk_path("noviz-goals"),
 			}
 		).insert(ignore_permissions=True)  # written for the person, as frappe's own notifications are
 		delivered.append("notification")

@@ -26,6 +26,10 @@ MAJOR = int(frappe.__version__.split(".")[0])
 # The maps describe ERPNext releases; ERPNext's major release always equals Frappe's.
 RELEASE = max(r for r in model.RELEASES if r <= MAJOR) if MAJOR >= min(model.RELEASES) else MAJOR
 model.use_release(RELEASE)
+# Frappe 16 moved the desk from /app to /desk (frappe.utils.get_url_to_form, get_absolute_url on
+# 16.10.7; get_url_to_form on 15.101.1 builds /app/...).
+DESK_PREFIX = "/desk" if MAJOR >= 16 else "/app"
+model.use_desk_prefix(DESK_PREFIX)
 
 # How `frappe.get_list` takes aggregate fields here (connectors/translate.py).
 AGGREGATE_SYNTAX = syntax_for(frappe.__version__)

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from noviz_agent.connectors.model import desk_path
 from noviz_agent.engine import gateway
 from noviz_agent.engine.gateway import ToolResult
 from noviz_agent.goals.findings import LASTING, Finding
@@ -96,7 +97,7 @@ class WatchContext:
 
 def link(doctype: str, name: str) -> dict:
 	slug = re.sub(r"[^a-z0-9]+", "-", doctype.lower()).strip("-")
-	return {"doctype": doctype, "name": name, "link": f"/app/{slug}/{quote(str(name), safe='')}"}
+	return {"doctype": doctype, "name": name, "link": desk_path(f"{slug}/{quote(str(name), safe='')}")}
 
 
 def _column(result: dict, name: str) -> int:
@@ -337,7 +338,11 @@ def sales_forecast(ctx: WatchContext, p: dict) -> list[Finding]:
 			],
 			period={"start": start.isoformat(), "end": end.isoformat(), "label": label, "partial": False},
 			records=[
-				{"doctype": "Report", "name": "Sales Analytics", "link": "/app/query-report/Sales Analytics"}
+				{
+					"doctype": "Report",
+					"name": "Sales Analytics",
+					"link": desk_path("query-report/Sales Analytics"),
+				}
 			],
 			subject={"month": label, "direction": "below" if below else "above"},
 			kind=LASTING,
