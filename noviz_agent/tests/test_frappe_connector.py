@@ -9,6 +9,7 @@ from __future__ import annotations
 import frappe
 
 from noviz_agent.connectors.frappe_connector import FrappeConnector
+from noviz_agent.edge.frappe_versions import DESK_PREFIX
 from noviz_agent.engine.errors import NotFound, PermissionDenied, ToolError
 from noviz_agent.tests.utils import SiteTestCase
 
@@ -132,7 +133,7 @@ class TestFrappeConnector(SiteTestCase):
 		conn = self.as_sales_user()
 		record = conn.get("customer", self.customers[0])
 		self.assertEqual(record["customer_name"], "Noviz Test Alpha")
-		self.assertTrue(record["_link"].startswith("/app/customer/"))
+		self.assertTrue(record["_link"].startswith(f"{DESK_PREFIX}/customer/"), record["_link"])
 		with self.assertRaises(NotFound):
 			conn.get("customer", "No Such Customer 123")
 		name = frappe.db.get_value("Sales Invoice", {}, "name")

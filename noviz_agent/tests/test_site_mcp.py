@@ -29,6 +29,7 @@ from mcp.types import Implementation
 
 from noviz_agent import api, validation
 from noviz_agent.edge import frappe_session
+from noviz_agent.edge.frappe_versions import DESK_PREFIX
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user, listening
 
 CLIENT = Implementation(name="noviz-site-test", version="1.0")
@@ -225,7 +226,7 @@ class TestMcpOverHttp(PeopleTestCase):
 
 		link = result.structuredContent["confirm_in_desk"]
 		conversation = parse_qs(urlparse(link).query)["conversation"][0]
-		self.assertIn("/app/noviz-agent?conversation=", link)
+		self.assertIn(f"{DESK_PREFIX}/noviz-agent?conversation=", link)
 		# The desk shows the proposal in that conversation, token and all; the assistant never got the token.
 		frappe.set_user(SALES)
 		turns = api.conversation(conversation)["turns"]
