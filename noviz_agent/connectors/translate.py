@@ -24,9 +24,7 @@ __all__ = [
 	"SQL_TEXT",
 	"AggregateQuery",
 	"CountQuery",
-	"aggregate_args",
 	"aggregate_query",
-	"count_args",
 	"count_query",
 	"syntax_for",
 	"doc_to_canonical",
@@ -260,11 +258,6 @@ def count_query(entity: Entity, filters=None, syntax: str = SQL_TEXT) -> CountQu
 	return CountQuery({**kwargs, "fields": [{"COUNT": "*", "as": "count"}], "order_by": "count desc"})
 
 
-def count_args(entity: Entity, filters=None) -> dict:
-	"""Arguments for a permission-checked count in SQL text (Frappe 15); see `count_query`."""
-	return count_query(entity, filters).kwargs
-
-
 @dataclass(frozen=True)
 class _Metric:
 	fn: str
@@ -481,22 +474,6 @@ def _regrouped(
 		if column:
 			sort.append((sort_keys.get(column, column), direction.lower() == "desc"))
 	return AggregateQuery(kwargs, keymap, tuple(parsed), tuple(group_keys), tuple(sort), page)
-
-
-def aggregate_args(
-	entity: Entity,
-	*,
-	metrics: list[dict],
-	group_by: list[str] | None = None,
-	filters=None,
-	order_by: str | None = None,
-	limit: int | None = None,
-) -> tuple[dict, dict[str, str]]:
-	"""get_list arguments for group-by totals in SQL text (Frappe 15); see `aggregate_query`."""
-	query = aggregate_query(
-		entity, metrics=metrics, group_by=group_by, filters=filters, order_by=order_by, limit=limit
-	)
-	return query.kwargs, query.keymap
 
 
 def _refuse_fan_out(entity: Entity, metrics: list[dict], tables: set[str]) -> None:

@@ -14,7 +14,7 @@ from analytics import catalog as analytics_catalog
 from analytics.contract import DATASETS
 from noviz_agent.connectors import dataset_reader as reader
 from noviz_agent.connectors.dataset_map import load_sources
-from noviz_agent.connectors.translate import aggregate_args, report_to_canonical
+from noviz_agent.connectors.translate import aggregate_query, report_to_canonical
 from noviz_agent.engine.errors import ToolError
 from noviz_agent.engine.session import Limits, Person, Session
 from noviz_agent.engine.tools import Registry
@@ -194,17 +194,17 @@ def test_the_query_that_would_add_a_document_once_per_line_is_never_built():
 
 	invoice_entity = load_model().entity("sales_invoice")
 	with pytest.raises(ToolError, match="once per line"):
-		aggregate_args(
+		aggregate_query(
 			invoice_entity,
 			metrics=[{"fn": "sum", "field": "base_total", "as": "t"}],
 			filters=[["items.item", "=", "X"]],
 		)
 	# Line amounts over the same join are what the join is for.
-	kwargs, _ = aggregate_args(
+	kwargs = aggregate_query(
 		invoice_entity,
 		metrics=[{"fn": "sum", "field": "items.net_amount", "as": "t"}],
 		group_by=["items.item"],
-	)
+	).kwargs
 	assert kwargs["group_by"] == "`tabSales Invoice Item`.`item_code`"
 
 

@@ -6,8 +6,8 @@ import pytest
 
 from noviz_agent.connectors.model import entity
 from noviz_agent.connectors.translate import (
-	aggregate_args,
-	count_args,
+	aggregate_query,
+	count_query,
 	doc_to_canonical,
 	doc_url,
 	list_args,
@@ -60,13 +60,14 @@ def test_is_set_passes_through(si):
 
 def test_min_and_max_name_a_bare_column_frappe_does_not_read_as_a_table(si):
 	# frappe 15 takes "max(`tabSales Invoice`" for a table name; sum, count and avg are exempt there.
-	kwargs, _ = aggregate_args(
+	query = aggregate_query(
 		si,
 		metrics=[
 			{"fn": "max", "field": "total", "as": "biggest"},
 			{"fn": "min", "field": "items.qty", "as": "least"},
 		],
 	)
+	kwargs = query.kwargs
 	assert kwargs["fields"] == ["max(`grand_total`) as biggest", "min(`qty`) as least"]
 	assert not any("tab" in field and "." in field for field in kwargs["fields"])
 	assert ["Sales Invoice Item", "name", "is", "set"] in kwargs["filters"]
@@ -124,12 +125,12 @@ def test_list_args_page_and_distinct_for_child_fields(si):
 
 
 def test_count_is_distinct_so_child_filters_do_not_double_count(si):
-	args = count_args(si, {"items.item": "Bolt"})
+	args = count_query(si, {"items.item": "Bolt"}).kwargs
 	assert args["fields"] == [f"count(distinct {SI}.`name`) as count"]
 
 
 def test_aggregate_uses_only_allowed_functions_and_groups(si):
-	kwargs, keymap = aggregate_args(
+	query = aggregate_query(
 		si,
 		metrics=[{"fn": "sum", "field": "total", "as": "revenue"}, {"fn": "count", "as": "invoices"}],
 		group_by=["customer"],
@@ -137,6 +138,7 @@ def test_aggregate_uses_only_allowed_functions_and_groups(si):
 		order_by="revenue desc",
 		limit=10,
 	)
+	kwargs, keymap = query.kwargs, query.keymap
 	assert kwargs["fields"] == [
 		f"{SI}.`customer`",
 		f"sum({SI}.`grand_total`) as revenue",
@@ -149,13 +151,15 @@ def test_aggregate_uses_only_allowed_functions_and_groups(si):
 
 
 def test_aggregate_over_a_child_field_joins_the_child_table(si):
-	kwargs, _ = aggregate_args(
+	query = aggregate_query(
 		si, metrics=[{"fn": "sum", "field": "items.amount", "as": "amount"}], group_by=["customer"]
 	)
+	kwargs = query.kwargs
 	assert ["Sales Invoice Item", "name", "is", "set"] in kwargs["filters"]
-	kwargs, keymap = aggregate_args(
+	query = aggregate_query(
 		si, metrics=[{"fn": "sum", "field": "items.qty", "as": "qty"}], group_by=["items.item"]
 	)
+	kwargs, keymap = query.kwargs, query.keymap
 	assert kwargs["fields"][0] == f"{SII}.`item_code` as items__item"
 	assert keymap["items__item"] == "items.item"
 
@@ -172,7 +176,7 @@ def test_aggregate_over_a_child_field_joins_the_child_table(si):
 )
 def test_bad_metrics_are_refused(si, metric, message):
 	with pytest.raises(ToolError, match=message):
-		aggregate_args(si, metrics=[metric])
+		aggregate_query(si, metrics=[metric])
 
 
 def test_values_for_writes_map_fields_and_child_rows(si):
