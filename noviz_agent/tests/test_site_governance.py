@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import frappe
 
 from noviz_agent import api
@@ -11,7 +9,7 @@ from noviz_agent.edge import frappe_governance
 from noviz_agent.governance.budgets import Cap, Reservation, Spend
 from noviz_agent.testing import answer
 from noviz_agent.tests.test_agent_api import AgentTestCase
-from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user
+from noviz_agent.tests.utils import ACCOUNTS, SALES, ensure_user, on_own_connections
 
 ADMIN_NOT_AUDITOR = "it.admin@noviz.test"
 AUDITOR = "auditor@noviz.test"
@@ -93,29 +91,15 @@ class TestConcurrentSpending(GovernanceCase):
 		super().tearDown()
 
 	def test_many_threads_never_lose_an_increment(self):
-		site, sites_path = frappe.local.site, frappe.local.sites_path
 		month = frappe.utils.getdate().strftime("%Y-%m")
 		held = Reservation(month, Spend(0), [Cap("Person", "concurrency@noviz.test", tokens=10**9)])
-		errors = []
 
-		def worker():
-			try:
-				frappe.init(site=site, sites_path=sites_path)
-				frappe.connect()
-				for _ in range(10):
-					frappe_governance.record_spend(held, Spend(7, 0.001))
-					frappe.db.commit()
-			except Exception as exc:  # reported below, a thread must not swallow it
-				errors.append(repr(exc))
-			finally:
-				frappe.destroy()
+		def spend_ten_times():
+			for _ in range(10):
+				frappe_governance.record_spend(held, Spend(7, 0.001))
+				frappe.db.commit()
 
-		threads = [threading.Thread(target=worker) for _ in range(8)]
-		for t in threads:
-			t.start()
-		for t in threads:
-			t.join()
-		self.assertEqual(errors, [])
+		self.assertEqual(on_own_connections(spend_ten_times, threads=8), [])
 		frappe.db.commit()  # see the other connections' work
 		row = frappe.db.get_value(
 			"Agent Budget Usage", f"{self.KEY}|{month}", ["tokens", "cost"], as_dict=True

@@ -8,19 +8,17 @@ Everything is rolled back after each test.
 
 from __future__ import annotations
 
-import threading
-
 import frappe
-from frappe.tests.utils import FrappeTestCase
 
 from noviz_agent import api
 from noviz_agent.edge import frappe_allowance, frappe_session, frappe_turns
 from noviz_agent.engine import turn_state
 from noviz_agent.testing import answer
 from noviz_agent.tests import attacks
+from noviz_agent.tests.utils import SiteTestCase, on_own_connections
 
 
-class TrustCase(FrappeTestCase):
+class TrustCase(SiteTestCase):
 	def setUp(self):
 		self.world = attacks.prepare()
 
@@ -48,27 +46,13 @@ for _item in attacks.ATTACKS:
 
 class TestInvalidation(TrustCase):
 	def test_concurrent_generation_bumps_never_move_it_backwards(self):
-		site, sites_path = frappe.local.site, frappe.local.sites_path
 		start = frappe_allowance.generation()
-		errors = []
 
 		def bump_many():
-			try:
-				frappe.init(site=site, sites_path=sites_path)
-				frappe.connect()
-				for _ in range(25):
-					frappe_allowance._bump()
-			except Exception as exc:  # reported below
-				errors.append(repr(exc))
-			finally:
-				frappe.destroy()
+			for _ in range(25):
+				frappe_allowance._bump()
 
-		threads = [threading.Thread(target=bump_many) for _ in range(8)]
-		for thread in threads:
-			thread.start()
-		for thread in threads:
-			thread.join()
-		self.assertEqual(errors, [])
+		self.assertEqual(on_own_connections(bump_many, threads=8), [])
 		self.assertGreaterEqual(frappe_allowance.generation(), start + 8 * 25)
 
 	def test_role_permission_manager_update_drops_the_allowance_when_it_commits(self):

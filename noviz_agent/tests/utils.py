@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import socket
+import threading
+from collections.abc import Callable
 from contextlib import contextmanager
 from urllib.parse import urlparse
 
@@ -26,6 +28,30 @@ def listening(url: str) -> bool:
 			return True
 	except OSError:
 		return False
+
+
+def on_own_connections(work: Callable[[], None], threads: int = 8) -> list[str]:
+	"""Run `work` in `threads` threads at once, each on its own connection to this site (as separate
+	workers would be); the errors they raised, so a thread cannot swallow one."""
+	site, sites_path = frappe.local.site, frappe.local.sites_path
+	errors: list[str] = []
+
+	def run():
+		try:
+			frappe.init(site=site, sites_path=sites_path)
+			frappe.connect()
+			work()
+		except Exception as exc:  # reported to the test
+			errors.append(repr(exc))
+		finally:
+			frappe.destroy()
+
+	started = [threading.Thread(target=run) for _ in range(threads)]
+	for thread in started:
+		thread.start()
+	for thread in started:
+		thread.join()
+	return errors
 
 
 def ensure_user(email: str, role: str) -> None:
