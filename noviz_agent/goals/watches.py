@@ -13,9 +13,8 @@ import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import quote
 
-from noviz_agent.connectors.model import desk_path
+from noviz_agent.connectors.model import desk_path, doc_url
 from noviz_agent.engine import gateway
 from noviz_agent.engine.gateway import ToolResult
 from noviz_agent.goals.findings import LASTING, Finding
@@ -96,8 +95,7 @@ class WatchContext:
 
 
 def link(doctype: str, name: str) -> dict:
-	slug = re.sub(r"[^a-z0-9]+", "-", doctype.lower()).strip("-")
-	return {"doctype": doctype, "name": name, "link": desk_path(f"{slug}/{quote(str(name), safe='')}")}
+	return {"doctype": doctype, "name": name, "link": doc_url(doctype, name)}
 
 
 def _column(result: dict, name: str) -> int:
