@@ -153,9 +153,7 @@ def look(browser, url: str, width: int, height: int, errors: list, confirm: bool
 		inbox.query_selector(".nz-proposal .nz-confirm").click()
 		page.wait_for_selector(".nz-goals-inbox .nz-proposal.nz-confirmed", timeout=60_000)
 		page.screenshot(path=str(OUT / f"{tag}-confirmed.png"), full_page=True)
-		page.click("button:has-text('Refresh')") if page.query_selector(
-			"button:has-text('Refresh')"
-		) else None
+		page.click("button:has-text('Refresh')")  # the page's own secondary action reads the goals again
 		page.wait_for_timeout(1500)
 		seen["inbox_after_confirm"] = page.query_selector(".nz-goals .nz-goals-inbox").inner_text()[:300]
 	context.close()
