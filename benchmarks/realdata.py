@@ -77,7 +77,12 @@ any forecast runs) is forecast from its last origin as the competition did (the 
 8 points held out; season 1, 4, 12 and 1), through the same tasks and scores as the sets above,
 and printed per frequency with the geometric-mean MASE beside the seasonal naive forecast's and
 the 80% coverage with its bootstrap-over-series standard error. The block was committed before
-it was first run on M3, with the settings of round four frozen.
+it was first run on M3 (00e8279), with the settings of round four frozen, then run once with the
+defaults (`--skip-anchors`; 400 forecasts in 9.7 s) and its figures reported as they came: 80%
+coverage 0.772 +- 0.032 yearly, 0.816 +- 0.025 quarterly, 0.849 +- 0.019 monthly, 0.841 +- 0.025
+other (0.830 +- 0.012 over all 4000 points), all four inside 0.75-0.85, monthly at its edge;
+geometric-mean MASE 1.752, 0.783, 0.634 and 1.430, that is 0.782x, 0.737x, 0.754x and 0.602x the
+seasonal naive forecast's (0.715x over all); interval score 15.49, 5.50, 4.12, 10.30.
 
 Change points, first block: series with a documented shift (a dam, a law, a decree, a
 deregulation, a policy turn) are searched by `analytics.changepoint` and by ruptures' PELT (l2
