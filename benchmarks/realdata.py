@@ -82,7 +82,10 @@ defaults (`--skip-anchors`; 400 forecasts in 9.7 s) and its figures reported as 
 coverage 0.772 +- 0.032 yearly, 0.816 +- 0.025 quarterly, 0.849 +- 0.019 monthly, 0.841 +- 0.025
 other (0.830 +- 0.012 over all 4000 points), all four inside 0.75-0.85, monthly at its edge;
 geometric-mean MASE 1.752, 0.783, 0.634 and 1.430, that is 0.782x, 0.737x, 0.754x and 0.602x the
-seasonal naive forecast's (0.715x over all); interval score 15.49, 5.50, 4.12, 10.30.
+seasonal naive forecast's (0.715x over all); interval score 15.49, 5.50, 4.12, 10.30. Then every M3 series once (--m3-per-frequency 100000, 3003
+forecasts in 146 s), same settings: coverage 0.745 +- 0.014 yearly (just below the band), 0.832 +-
+0.010 quarterly, 0.828 +- 0.005 monthly, 0.828 +- 0.020 other (0.820 +- 0.004 over all); MASE
+0.811x, 0.698x, 0.736x and 0.586x the seasonal naive forecast's.
 
 Change points, first block: series with a documented shift (a dam, a law, a decree, a
 deregulation, a policy turn) are searched by `analytics.changepoint` and by ruptures' PELT (l2
