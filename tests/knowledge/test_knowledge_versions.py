@@ -195,6 +195,7 @@ WRONG_CLAIMS = [
 		r"only \"Allow Negative Stock for Batch\" in Stock Settings \(unticked by default\) lifts that check",
 	),
 	("manufacturing/work-orders", r"creates one Job Card per operation"),
+	("core/why-submission-fails", r"when Buying Settings say \"Yes\" \(both \"No\" by default\)"),
 ]
 
 
@@ -257,6 +258,7 @@ REQUIRED_RULES = [
 		r"one per batch, when the Operation has \"Create Job Card based on Batch Size\" ticked",
 	),
 	("stock/stock-ledger-and-quantities", r"subcontracting orders and subcontracting inward orders\)"),
+	("core/why-submission-fails", r"but only for invoices: a Purchase Receipt or Delivery Note is still checked"),
 ]
 
 
