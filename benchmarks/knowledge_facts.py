@@ -334,13 +334,18 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 		return "skip", f"the {fact.needs} app is not there"
 	spec = fact.spec
 	if fact.kind == "code":
-		found = reader.code_matches(spec["file"], spec["pattern"])
-		if found is None:
+		# Code a release moved to another file is named by every file it lives in; the fact reads
+		# those of them this tree has (a match in any of them is a match).
+		files = spec["file"] if isinstance(spec["file"], list) else [spec["file"]]
+		answers = [reader.code_matches(file, spec["pattern"]) for file in files]
+		if None in answers:
 			return "skip", "source file checks need a source tree"
-		if found == "missing":
-			return "fail", f"{spec['file']} is not in this tree"
+		present = [file for file, answer in zip(files, answers, strict=True) if answer != "missing"]
+		if not present:
+			return "fail", f"{' or '.join(files)} {'is' if len(files) == 1 else 'are'} not in this tree"
+		found = any(answer is True for answer in answers)
 		wanted = not spec.get("absent", False)
-		return _result(found == wanted, f"{spec['file']} {'lacks' if wanted else 'has'} /{spec['pattern']}/")
+		return _result(found == wanted, f"{' / '.join(present)} {'lacks' if wanted else 'has'} /{spec['pattern']}/")
 	if fact.kind == "report":
 		wrong = [name for name in spec["names"] if reader.report_usable(name) != bool(spec["exists"])]
 		return _result(not wrong, f"{'missing' if spec['exists'] else 'still present'}: {', '.join(wrong)}")

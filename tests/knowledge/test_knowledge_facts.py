@@ -247,6 +247,41 @@ def sources_doc(docs: Path, module: str, sources: list[str]) -> Path:
 	return docs
 
 
+def test_code_a_release_moved_is_read_from_whichever_of_its_files_the_tree_has(tmp_path, tree):
+	# The same rule lives in budget.py in one release and budget_controller.py in the next: one
+	# fact for both releases names both files, and only those present in the tree are read.
+	old_home = tree / "erpnext" / "erpnext" / "accounts" / "budget.py"
+	old_home.parent.mkdir(parents=True)
+	old_home.write_text("if amount > budget:\n\tstop()\n", encoding="utf-8")
+	files = "[erpnext/erpnext/accounts/budget.py, erpnext/erpnext/controllers/budget_controller.py]"
+	text = "".join(
+		f"""
+- doc: accounting/budgets
+  says: {says}
+  versions: [15, 16]
+  section: Control actions
+  code: {{file: {file}, pattern: '{pattern}'{absent}}}
+"""
+		for says, file, pattern, absent in (
+			("moved rule holds", files, r"amount > budget", ""),
+			("moved rule missing", files, r"amount >= budget", ""),
+			("moved rule absent", files, r"amount >= budget", ", absent: true"),
+			("no file at all", "[erpnext/erpnext/a.py, erpnext/erpnext/b.py]", "x", ""),
+		)
+	)
+	reader = facts_module.SourceTree(tree)
+	results = facts_module.run(facts_module.load_facts(write_facts(tmp_path / "facts.yaml", text)), reader)
+	got = {fact.says: (status, detail) for rows in results.values() for fact, status, detail in rows}
+	assert {says: status for says, (status, _) in got.items()} == {
+		"moved rule holds": "pass",
+		"moved rule missing": "fail",
+		"moved rule absent": "pass",
+		"no file at all": "fail",
+	}
+	assert "budget_controller" not in got["moved rule missing"][1]
+	assert "are not in this tree" in got["no file at all"][1]
+
+
 def test_document_sources_missing_from_the_tree_are_listed(tmp_path, tree):
 	sources = [
 		"frappe/erpnext:erpnext/setup/install_fixtures.py",
