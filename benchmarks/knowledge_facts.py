@@ -345,7 +345,9 @@ def check(fact: Fact, reader) -> tuple[str, str]:
 			return "fail", f"{' or '.join(files)} {'is' if len(files) == 1 else 'are'} not in this tree"
 		found = any(answer is True for answer in answers)
 		wanted = not spec.get("absent", False)
-		return _result(found == wanted, f"{' / '.join(present)} {'lacks' if wanted else 'has'} /{spec['pattern']}/")
+		return _result(
+			found == wanted, f"{' / '.join(present)} {'lacks' if wanted else 'has'} /{spec['pattern']}/"
+		)
 	if fact.kind == "report":
 		wrong = [name for name in spec["names"] if reader.report_usable(name) != bool(spec["exists"])]
 		return _result(not wrong, f"{'missing' if spec['exists'] else 'still present'}: {', '.join(wrong)}")

@@ -238,7 +238,9 @@ def _one_line(value, origin: str, key: str, example: str) -> str:
 	if isinstance(value, (int, float)) and not isinstance(value, bool):
 		value = str(value)
 	if not isinstance(value, str) or not value.strip() or "\n" in value.strip():
-		raise DocumentError(f"{origin}: front matter '{key}' must be one line such as {example} (got {value!r})")
+		raise DocumentError(
+			f"{origin}: front matter '{key}' must be one line such as {example} (got {value!r})"
+		)
 	return value.strip()
 
 

@@ -146,6 +146,26 @@ class Connector(Protocol):
 	def apply_workflow(self, entity: str, name: str, action: str) -> dict: ...
 
 
+def workflow_refusal(workflow: dict | None, action: str) -> str | None:
+	"""Why `action` is not offered directly under this active workflow, as in the desk; None when it is.
+
+	Under a workflow the desk offers no Submit: a document is submitted by a workflow action, with
+	its roles, conditions and self-approval rule. Cancel stays offered unless one of the workflow's
+	transitions leads to a cancelled state (frappe's `can_cancel_document`)."""
+	if not workflow or action not in ("submit", "cancel"):
+		return None
+	if action == "cancel":
+		cancelling = {s["state"] for s in workflow.get("states", []) if str(s.get("doc_status")) == "2"}
+		if not any(t.get("next_state") in cancelling for t in workflow.get("transitions", [])):
+			return None
+	verb = "submitted" if action == "submit" else "cancelled"
+	return (
+		f'it follows the workflow "{workflow["workflow"]}", so it is {verb} through the workflow\'s '
+		"actions, as in the desk, not directly. workflow.describe lists the actions open to you on it "
+		"and workflow.apply proposes one."
+	)
+
+
 def normalise_filters(filters: Filters) -> list[list[Any]]:
 	"""Canonical filters as a list of triples; raises ValueError naming the bad part."""
 	if filters is None:

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 import frappe
 from frappe.model.workflow import apply_workflow, get_transitions, get_workflow_name
 
-from noviz_agent.connectors.base import PERMISSION_TYPES
+from noviz_agent.connectors.base import PERMISSION_TYPES, workflow_refusal
 from noviz_agent.connectors.model import Entity, Model, load_model
 from noviz_agent.connectors.translate import (
 	aggregate_query,
@@ -240,9 +240,16 @@ class FrappeConnector:
 			doc.save()
 		return self._canonical(ent, doc)
 
+	def _refuse_under_workflow(self, ent: Entity, name: str, action: str) -> None:
+		"""frappe's own API submits past a workflow; the desk does not offer it, and neither does the agent."""
+		refusal = workflow_refusal(self.workflow(ent.key), action)
+		if refusal:
+			raise ValidationFailed(f"{ent.doctype} {name}: {refusal}")
+
 	def submit(self, entity: str, name: str) -> dict:
 		ent = self._entity(entity)
 		doc = self._doc(ent, name, "submit")
+		self._refuse_under_workflow(ent, name, "submit")
 		with frappe_errors(f"submitting {ent.doctype} {name}"):
 			doc.submit()
 		return self._canonical(ent, doc)
@@ -250,6 +257,7 @@ class FrappeConnector:
 	def cancel(self, entity: str, name: str) -> dict:
 		ent = self._entity(entity)
 		doc = self._doc(ent, name, "cancel")
+		self._refuse_under_workflow(ent, name, "cancel")
 		with frappe_errors(f"cancelling {ent.doctype} {name}"):
 			doc.cancel()
 		return self._canonical(ent, doc)

@@ -14,6 +14,7 @@ import fnmatch
 from collections import defaultdict
 from typing import Any
 
+from noviz_agent.connectors.base import workflow_refusal
 from noviz_agent.connectors.model import Entity, Model, load_model
 from noviz_agent.connectors.translate import (
 	doc_to_canonical,
@@ -225,6 +226,10 @@ class MemoryConnector:
 		row = self._find(ent, name)
 		if row.get("docstatus", 0) != before:
 			raise ValidationFailed(f"Cannot {action} {ent.doctype} {name} in its current state.")
+		# As the site's connector: not past an active workflow the desk would not offer it under.
+		refusal = workflow_refusal(self.workflow(entity), action)
+		if refusal:
+			raise ValidationFailed(f"{ent.doctype} {name}: {refusal}")
 		row["docstatus"] = after
 		self._touch(row)
 		return self._canonical(ent, row)

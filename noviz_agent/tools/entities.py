@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from noviz_agent.connectors.base import filters_schema as base_filters_schema
+from noviz_agent.connectors.base import workflow_refusal
 from noviz_agent.connectors.dataset_reader import company_filters
 from noviz_agent.connectors.model import ACTION_PERMISSION, Entity, Field, doc_url, load_model
 from noviz_agent.connectors.translate import to_frappe_values
@@ -328,6 +329,11 @@ def _preview_update(ent: Entity) -> Callable:
 def _preview_state(ent: Entity, action: str) -> Callable:
 	def preview(args: dict, session) -> dict:
 		_require(ent, action, session)
+		# Another system's entities ("helpdesk.ticket") are not under this site's workflows.
+		if "." not in ent.key:
+			refusal = workflow_refusal(session.connector.workflow(ent.key), action)
+			if refusal:
+				raise ToolError(f"{ent.label} {args['name']}: {refusal}")
 		record = _record(ent, session.connector.get(ent.key, args["name"]))
 		docstatus = record["fields"].get("docstatus", 0)
 		if action == "submit" and docstatus != 0:

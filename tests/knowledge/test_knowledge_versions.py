@@ -258,7 +258,10 @@ REQUIRED_RULES = [
 		r"one per batch, when the Operation has \"Create Job Card based on Batch Size\" ticked",
 	),
 	("stock/stock-ledger-and-quantities", r"subcontracting orders and subcontracting inward orders\)"),
-	("core/why-submission-fails", r"but only for invoices: a Purchase Receipt or Delivery Note is still checked"),
+	(
+		"core/why-submission-fails",
+		r"but only for invoices: a Purchase Receipt or Delivery Note is still checked",
+	),
 ]
 
 

@@ -237,3 +237,61 @@ def test_tools_are_well_formed():
 	assert set(tools) == {"workflow.describe", "workflow.apply"}
 	assert tools["workflow.apply"].writes and tools["workflow.apply"].preview is not None
 	assert not tools["workflow.describe"].writes and tools["workflow.describe"].prompt_rules
+
+
+# --- submitting and cancelling past a workflow -------------------------------------------
+
+PO_WITH_CANCEL = {
+	**PO_APPROVAL,
+	"states": [*PO_APPROVAL["states"], {"state": "Cancelled", "doc_status": "2"}],
+	"transitions": [
+		*PO_APPROVAL["transitions"],
+		{"state": "Approved", "action": "Cancel", "next_state": "Cancelled", "allowed": "Purchase Manager"},
+	],
+}
+
+
+def entity_session(conn):
+	from noviz_agent.tools import entities
+
+	return make_session(conn, registry=Registry(entities.tools()))
+
+
+def test_a_draft_under_a_workflow_is_not_proposed_for_direct_submission_and_the_answer_names_the_way():
+	# The desk offers no Submit under a workflow (its roles, conditions and self-approval rule would
+	# be skipped); the agent points to the workflow's actions instead and proposes nothing.
+	conn = connector({"Purchase User"})
+	session = entity_session(conn)
+	result = call_tool(session, "purchase_order.submit", {"name": "PO-0002"})
+	assert result.status == "error" and result.proposal is None
+	assert 'workflow "Purchase Order Approval"' in result.error and "workflow.apply" in result.error
+	assert ("submit", "purchase_order") not in conn.calls
+
+
+def test_the_connector_refuses_a_direct_submit_under_a_workflow_too():
+	conn = connector({"Purchase User"})
+	with pytest.raises(Exception, match="Purchase Order Approval"):
+		conn.submit("purchase_order", "PO-0002")
+	assert conn.data["purchase_order"][1]["docstatus"] == 0
+
+
+def test_a_document_without_a_workflow_is_still_proposed_for_submission():
+	conn = connector({"Sales User"})
+	result = call_tool(entity_session(conn), "sales_order.submit", {"name": "SO-0001"})
+	assert result.status == "proposal", result.error
+	assert result.proposal["action"] == "submit"
+
+
+@pytest.mark.parametrize(("workflow", "offered"), [(PO_APPROVAL, True), (PO_WITH_CANCEL, False)])
+def test_cancel_is_refused_only_where_a_workflow_state_cancels(workflow, offered):
+	# frappe's can_cancel_document: Cancel stays on the form unless a transition leads to a
+	# cancelled state, and then cancelling is that workflow action.
+	conn = connector(
+		{"Purchase Manager"}, permissions={"purchase_order": {"read", "write", "submit", "cancel"}}
+	)
+	conn.workflows["purchase_order"] = workflow
+	conn.data["purchase_order"][0]["docstatus"] = 1
+	result = call_tool(entity_session(conn), "purchase_order.cancel", {"name": "PO-0001"})
+	assert result.status == ("proposal" if offered else "error"), result.error
+	if not offered:
+		assert "cancelled through the workflow's actions" in result.error
