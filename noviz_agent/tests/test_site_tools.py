@@ -15,8 +15,10 @@ import dataclasses
 import frappe
 from frappe.utils import add_days, add_months, getdate, nowdate
 
+from noviz_agent.connectors.frappe_connector import FrappeConnector
 from noviz_agent.edge import frappe_knowledge, frappe_session
 from noviz_agent.engine import gateway
+from noviz_agent.engine.errors import ValidationFailed
 from noviz_agent.tests.utils import ACCOUNTS, ADMIN, SALES, PeopleTestCase, ensure_user
 
 BUYER = "noviz.buyer@noviz.test"
@@ -406,6 +408,23 @@ class TestWorkflow(SiteToolsCase):
 		self.assertEqual(frappe.db.get_value("Purchase Order", name, "modified_by"), BUYER)
 		again = gateway.confirm(session_for(BUYER), proposed.proposal["token"])
 		self.assertEqual(again.status, "refused")
+
+	def test_a_direct_submit_under_the_workflow_is_refused_and_names_the_way(self):
+		"""frappe's doc.submit() would put the order into Approved past the workflow's roles; the desk
+		offers no Submit under a workflow, and neither the tool nor the connector does."""
+		self.make_workflow()
+		name = self.make_po()
+		self.assertTrue(frappe.has_permission("Purchase Order", "submit", user=APPROVER))
+		result = gateway.call_tool(session_for(APPROVER), "purchase_order.submit", {"name": name})
+		self.assertEqual(result.status, "error")
+		self.assertIsNone(result.proposal)
+		self.assertIn(f'workflow "{WORKFLOW}"', result.error)
+		self.assertIn("workflow.apply", result.error)
+		frappe.set_user(APPROVER)
+		with self.assertRaises(ValidationFailed):
+			FrappeConnector(APPROVER).submit("purchase_order", name)
+		frappe.set_user("Administrator")
+		self.assertEqual(self.state(name), ("Draft", 0))
 
 	def test_approval_needs_the_role_and_then_submits_as_the_approver(self):
 		self.make_workflow()
