@@ -423,7 +423,7 @@ class TestWorkflow(SiteToolsCase):
 		frappe.set_user(APPROVER)
 		with self.assertRaises(ValidationFailed):
 			FrappeConnector(APPROVER).submit("purchase_order", name)
-		frappe.set_user("Administrator")
+		frappe.set_user(ADMIN)
 		self.assertEqual(self.state(name), ("Draft", 0))
 
 	def test_approval_needs_the_role_and_then_submits_as_the_approver(self):
