@@ -70,3 +70,22 @@ def test_m3_last_origin_competition_horizons_and_seasonal_naive(tmp_path, capsys
 	lines = capsys.readouterr().out.splitlines()
 	assert [line.split()[0] for line in lines[1:]] == ["year", "quarter", "month", "none", "all"]
 	assert all(0 <= float(line.split()[6]) <= 1 for line in lines[1:])
+
+
+def test_coverage_per_frequency_pools_the_sets_and_resamples_whole_series(capsys):
+	def rows(prefix, freq, covers):
+		return [{"name": f"{prefix}{i // 2}", "freq": freq, "cover ours": c} for i, c in enumerate(covers)]
+
+	first = rows("a", "month", [1.0, 1.0, 0.5, 0.5]) + rows("b", "year", [0.6, 0.6])
+	second = rows("c", "month", [0.75, 0.75])
+	realdata.coverage_by_frequency([("first", first), ("second", second)])
+	lines = {line.split()[0]: line for line in capsys.readouterr().out.splitlines() if line.strip()}
+	assert "0.750 +- " in lines["first"] and "(2)" in lines["first"]
+	assert lines["second"].split()[1:5] == ["0.750", "+-", "0.000", "(1)"]  # one series: no spread
+	assert "-" in lines["second"].split()[5:]  # no yearly series in the second set
+	month = lines["pooled"].split()[1:5]
+	assert month[0] == "0.750" and month[3] == "(3)" and float(month[2]) > 0
+	assert "0.600 +- 0.000 (1)" in lines["pooled"]
+	# whole series resampled: the pooled spread is that of the three series' means, not of six forecasts
+	means = np.array([1.0, 0.5, 0.75])
+	assert float(month[2]) == pytest.approx(means.std() / np.sqrt(3), rel=0.15)
