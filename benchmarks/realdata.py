@@ -1069,20 +1069,10 @@ def coverage_by_frequency(named_sets: list[tuple[str, list[dict]]]) -> None:
 				continue
 			cover = float(np.mean([t["cover ours"] for t in group]))
 			series_count = len({t["name"] for t in group})
-			cell = f"{cover:.3f} +- {task_mean_se(group, 'cover ours'):.3f} ({series_count})"
+			cell = f"{cover:.3f} +- {bootstrap_se(group, 'cover ours', by_points=False):.3f} ({series_count})"
 			cells.append(f" {cell:>22}")
 		print(f"{name:<10}" + "".join(cells))
 	print("(each cell: coverage +- SE (series); a forecast's coverage is the share of its points in range)")
-
-
-def task_mean_se(rows: list[dict], key: str, draws: int = 2000, seed: int = 0) -> float:
-	"""Standard error of the mean of `key` over forecasts, resampling whole series."""
-	names = sorted({r["name"] for r in rows})
-	total = np.array([sum(r[key] for r in rows if r["name"] == n) for n in names])
-	count = np.array([sum(1 for r in rows if r["name"] == n) for n in names], dtype=float)
-	rng = np.random.default_rng(seed)
-	picks = rng.integers(0, len(names), size=(draws, len(names)))
-	return float(np.std(total[picks].sum(axis=1) / count[picks].sum(axis=1), ddof=1))
 
 
 # M3 (Makridakis and Hibon 2000): the sheets of M3C.xls, their frequency here, the competition's
@@ -1150,12 +1140,19 @@ def m3_sample(items: list[dict], per_frequency: int, seed: int = M3_SEED) -> lis
 	return out
 
 
-def bootstrap_se(rows: list[dict], key: str, draws: int = 2000, seed: int = 0) -> float:
-	"""Standard error of the mean of `key` over rows (weighted by forecast points), resampling whole
-	series: one series' points mostly hold or miss together."""
+def bootstrap_se(
+	rows: list[dict], key: str, draws: int = 2000, seed: int = 0, by_points: bool = True
+) -> float:
+	"""Standard error of the mean of `key` over rows (weighted by forecast points, or each forecast
+	alike without `by_points`), resampling whole series: one series' points mostly hold or miss
+	together."""
 	names = sorted({r["name"] for r in rows})
-	total = np.array([sum(r[key] * r["h"] for r in rows if r["name"] == n) for n in names])
-	points = np.array([sum(r["h"] for r in rows if r["name"] == n) for n in names], dtype=float)
+
+	def weight(row: dict) -> int:
+		return row["h"] if by_points else 1
+
+	total = np.array([sum(r[key] * weight(r) for r in rows if r["name"] == n) for n in names])
+	points = np.array([sum(weight(r) for r in rows if r["name"] == n) for n in names], dtype=float)
 	rng = np.random.default_rng(seed)
 	picks = rng.integers(0, len(names), size=(draws, len(names)))
 	return float(np.std(total[picks].sum(axis=1) / points[picks].sum(axis=1), ddof=1))
