@@ -706,7 +706,7 @@ def forecast_report(task_list: list[dict], title: str = "Forecasts") -> None:
 		+ f" {'IS ours':>8} {'IS ETS':>7} {'IS Theta':>8}"
 	)
 	print(head)
-	sets = [(f, [t for t in task_list if t["freq"] == f]) for f in ("month", "quarter", "year", "none")]
+	sets = [(f, [t for t in task_list if t["freq"] == f]) for f in HORIZON]
 	sets += [(role, [t for t in task_list if t["role"] == role]) for role in ("dev", "test")]
 	sets += [("all", task_list)]
 	for name, rows in sets:
@@ -1053,11 +1053,11 @@ def rdatasets_report(title: str, spec: list[tuple], skip_anchors: bool) -> list[
 
 def coverage_by_frequency(named_sets: list[tuple[str, list[dict]]]) -> None:
 	"""The 80% ranges' coverage per frequency in each set and over all of them together, each with
-	its bootstrap-over-series standard error. A set's cell rests on 8 to 10 series whose forecasts
+	its bootstrap-over-series standard error. A set's cell rests on 4 to 19 series whose forecasts
 	mostly hold or miss as a whole (standard errors 0.03 to 0.09), so the band 0.75-0.85 is read
 	on the pooled figure; the cells show how far the sets scatter about it."""
 	print("\n== Coverage of the 80% ranges per frequency (+- SE, bootstrap over series) ==")
-	freqs = ("month", "quarter", "year", "none")
+	freqs = tuple(HORIZON)
 	print(f"{'set':<10}" + "".join(f" {f:>22}" for f in freqs))
 	pooled = [("pooled", [t for _, rows in named_sets for t in rows])]
 	for name, rows in [*named_sets, *pooled]:
@@ -1262,8 +1262,9 @@ def main() -> None:
 			args.skip_anchors,
 		)
 		scored.append(("third", third))
-	if any(rows for _, rows in scored):
-		coverage_by_frequency([(name, rows) for name, rows in scored if rows])
+	scored = [(name, rows) for name, rows in scored if rows]
+	if scored:
+		coverage_by_frequency(scored)
 	if args.block == "m3" or (args.block == "all" and args.m3):
 		m3_report(args.m3, args.m3_per_frequency, args.m3_frequencies, args.skip_anchors)
 
